@@ -1,0 +1,38 @@
+/**
+ * Runs of digit groups joined by single separators ("4111 1111 1111 1111", "555-123-4567").
+ * Detectors for numbers pick sub-runs of whole groups from these, so two numbers written next to
+ * each other are not read as one. Linear: the separators are not digits, so the regex has one way
+ * to match, and a run starts only where no word character precedes it.
+ */
+
+export interface DigitGroup {
+  start: number;
+  end: number;
+  digits: string;
+}
+
+export interface DigitRun {
+  start: number;
+  end: number;
+  groups: DigitGroup[];
+  /** The separator characters between groups, one per gap (length groups - 1). */
+  separators: string[];
+}
+
+export function findDigitRuns(text: string, separators: string): DigitRun[] {
+  const sep = separators.replace(/[\\\]^-]/g, "\\$&");
+  const run = new RegExp(`(?<![\\p{L}\\p{N}_])\\d+(?:[${sep}]\\d+)*(?![\\p{L}_])`, "gu");
+  const runs: DigitRun[] = [];
+  for (const m of text.matchAll(run)) {
+    const groups: DigitGroup[] = [];
+    const gaps: string[] = [];
+    let at = m.index;
+    for (const part of m[0].split(/(\D)/)) {
+      if (/^\d+$/.test(part)) groups.push({ start: at, end: at + part.length, digits: part });
+      else gaps.push(part);
+      at += part.length;
+    }
+    runs.push({ start: m.index, end: m.index + m[0].length, groups, separators: gaps });
+  }
+  return runs;
+}
