@@ -1,0 +1,18 @@
+/** One structural pattern of the injection scorer: a regex over folded text and its weight. */
+export interface InjectionPattern {
+  /** The family, reported as the signal label: "instruction_override", "role_play", ... */
+  label: string;
+  /** How strongly one match alone indicates an injection, in [0, 1]. */
+  weight: number;
+  /** Must carry the `g` flag; matched against folded, lower-cased text. */
+  regex: RegExp;
+}
+
+/** Build a global, unicode regex from parts, so long alternations stay readable. */
+export function rx(...parts: string[]): RegExp {
+  return new RegExp(parts.join(""), "gu");
+}
+
+/** A word boundary that also works next to non-ASCII letters (ü, é, ñ). */
+export const B = "(?<![\\p{L}\\p{N}])";
+export const E = "(?![\\p{L}\\p{N}])";

@@ -1,0 +1,80 @@
+/**
+ * Prompt-injection score in [0, 1]: structural patterns run over every scan view (folded,
+ * leetspeak, spelled-out, decoded payloads), combined by noisy-OR across families, then with the
+ * small hashed n-gram classifier. Pure and bounded: linear in the (capped) input.
+ */
+import { buildScanViews, type ScanView } from "../normalize/scan-views.js";
+import { predict, type LinearModel } from "../models/linear-model.js";
+import { modelText } from "../models/model-text.js";
+import { INJECTION_PATTERNS } from "./injection-patterns.js";
+import { INJECTION_MODEL } from "./injection-model.js";
+
+export interface InjectionSignal {
+  label: string;
+  start: number;
+  end: number;
+  weight: number;
+}
+
+export interface InjectionScore {
+  score: number;
+  signals: InjectionSignal[];
+}
+
+const MAX_MATCHES_PER_PATTERN = 4;
+const ENCODED_VIEWS = new Set(["base64", "hex", "rot13", "unicode_tags"]);
+/** Classifier probability below this adds nothing; above, it rises linearly to 1. */
+export const CLASSIFIER_FLOOR = 0.4;
+
+function patternSignals(views: ScanView[]): InjectionSignal[] {
+  const byKey = new Map<string, InjectionSignal>();
+  let encodedHit: InjectionSignal | undefined;
+  for (const view of views) {
+    const encoded = ENCODED_VIEWS.has(view.kind);
+    for (const p of INJECTION_PATTERNS) {
+      p.regex.lastIndex = 0;
+      let count = 0;
+      for (const m of view.text.matchAll(p.regex)) {
+        const span = view.spanInInput(m.index, m.index + m[0].length);
+        const key = `${p.label}:${span.start}:${span.end}`;
+        const prev = byKey.get(key);
+        if (prev === undefined || prev.weight < p.weight) byKey.set(key, { label: p.label, ...span, weight: p.weight });
+        if (encoded && encodedHit === undefined) encodedHit = { label: `encoded_${view.kind}`, ...span, weight: 0.3 };
+        if (++count >= MAX_MATCHES_PER_PATTERN) break;
+      }
+    }
+  }
+  const signals = [...byKey.values()];
+  if (encodedHit !== undefined) signals.push(encodedHit);
+  return signals;
+}
+
+/** Noisy-OR over families: each family counts once, with its strongest signal. */
+export function combineSignals(signals: InjectionSignal[]): number {
+  const best = new Map<string, number>();
+  for (const s of signals) best.set(s.label, Math.max(best.get(s.label) ?? 0, s.weight));
+  let keep = 1;
+  for (const w of best.values()) keep *= 1 - w;
+  return 1 - keep;
+}
+
+function classifierWeight(model: LinearModel, views: ScanView[], input: string): number {
+  let p = predict(model, modelText(input))[1]!;
+  for (const v of views) if (ENCODED_VIEWS.has(v.kind)) p = Math.max(p, predict(model, v.text)[1]!);
+  return Math.max(0, (p - CLASSIFIER_FLOOR) / (1 - CLASSIFIER_FLOOR));
+}
+
+/** Score with an explicit model (or none); `scoreInjection` uses the bundled one. */
+export function scoreInjectionWith(text: string, model: LinearModel | undefined, views = buildScanViews(text)): InjectionScore {
+  const signals = patternSignals(views);
+  if (model !== undefined) {
+    const w = classifierWeight(model, views, text);
+    if (w > 0) signals.push({ label: "classifier", start: 0, end: text.length, weight: Math.round(w * 1000) / 1000 });
+  }
+  signals.sort((a, b) => a.start - b.start || b.weight - a.weight);
+  return { score: Math.round(combineSignals(signals) * 10000) / 10000, signals };
+}
+
+export function scoreInjection(text: string, views?: ScanView[]): InjectionScore {
+  return scoreInjectionWith(text, INJECTION_MODEL, views);
+}

@@ -1,0 +1,88 @@
+/**
+ * A multinomial logistic-regression model over hashed features, stored as a small JSON file:
+ * weights quantised to int8 (one scale per class), base64-encoded. Loading decodes once at import;
+ * scoring is a sparse dot product per class.
+ */
+import { hashedFeatures, type SparseVector } from "./hashed-features.js";
+
+export interface StoredLinearModel {
+  /** What the model is for and how it was made (data sources, split, date). */
+  description: string;
+  dims: number;
+  classes: string[];
+  bias: number[];
+  /** Per class: weight = int8 * scale. */
+  scales: number[];
+  /** Per class: base64 of `dims` int8 weights. */
+  weights: string[];
+}
+
+export interface LinearModel {
+  dims: number;
+  classes: string[];
+  bias: Float64Array;
+  /** Row-major: weights[c * dims + i]. */
+  weights: Float32Array;
+}
+
+export function loadLinearModel(stored: StoredLinearModel): LinearModel {
+  const k = stored.classes.length;
+  const weights = new Float32Array(k * stored.dims);
+  for (let c = 0; c < k; c++) {
+    const bytes = Buffer.from(stored.weights[c]!, "base64");
+    const scale = stored.scales[c]!;
+    for (let i = 0; i < stored.dims; i++) weights[c * stored.dims + i] = ((bytes[i]! << 24) >> 24) * scale;
+  }
+  return { dims: stored.dims, classes: stored.classes, bias: Float64Array.from(stored.bias), weights };
+}
+
+export function softmax(logits: Float64Array): Float64Array {
+  let max = -Infinity;
+  for (const v of logits) max = Math.max(max, v);
+  let sum = 0;
+  const out = new Float64Array(logits.length);
+  for (let c = 0; c < logits.length; c++) {
+    out[c] = Math.exp(logits[c]! - max);
+    sum += out[c]!;
+  }
+  for (let c = 0; c < logits.length; c++) out[c]! /= sum;
+  return out;
+}
+
+export function logitsOf(model: LinearModel, x: SparseVector): Float64Array {
+  const logits = Float64Array.from(model.bias);
+  for (let c = 0; c < model.classes.length; c++) {
+    const base = c * model.dims;
+    let s = 0;
+    for (let k = 0; k < x.indices.length; k++) s += model.weights[base + x.indices[k]!]! * x.values[k]!;
+    logits[c]! += s;
+  }
+  return logits;
+}
+
+/** Class probabilities for a folded text. */
+export function predict(model: LinearModel, foldedText: string): Float64Array {
+  return softmax(logitsOf(model, hashedFeatures(foldedText, model.dims)));
+}
+
+/** Quantise trained float weights into the stored form. */
+export function storeLinearModel(
+  description: string,
+  dims: number,
+  classes: string[],
+  bias: Float64Array,
+  weights: Float64Array,
+): StoredLinearModel {
+  const scales: number[] = [];
+  const encoded: string[] = [];
+  for (let c = 0; c < classes.length; c++) {
+    let max = 0;
+    for (let i = 0; i < dims; i++) max = Math.max(max, Math.abs(weights[c * dims + i]!));
+    const scale = max / 127 || 1;
+    const bytes = Buffer.alloc(dims);
+    for (let i = 0; i < dims; i++) bytes.writeInt8(Math.round(weights[c * dims + i]! / scale), i);
+    scales.push(scale);
+    encoded.push(bytes.toString("base64"));
+  }
+  return { description, dims, classes, bias: Array.from(bias, (b) => Math.round(b * 1e4) / 1e4), scales, weights: encoded };
+}

@@ -1,0 +1,149 @@
+/**
+ * Character folding for detectors: lower-case, NFKC, Unicode confusables to ASCII, invisible
+ * characters removed, whitespace collapsed. Every output character remembers which input code unit
+ * it came from, so a match in the folded text maps back to a span of the original. Line breaks are
+ * kept (as one "\n" per whitespace run) because some injections depend on line structure.
+ */
+
+/** Text as detectors see it, plus `origin[i]`: the input offset of output character i. */
+export interface FoldedText {
+  text: string;
+  origin: Int32Array;
+  /** Offset just past the end of the input, so `origin` of an end index can be looked up too. */
+  inputLength: number;
+}
+
+/** Look-alike letters (Cyrillic, Greek, Latin small capitals, IPA) that NFKC leaves alone. */
+const CONFUSABLES: Record<string, string> = {
+  // Cyrillic
+  а: "a", б: "b", в: "b", г: "r", е: "e", ё: "e", з: "3", к: "k", м: "m", н: "h", о: "o", п: "n",
+  р: "p", с: "c", т: "t", у: "y", х: "x", ь: "b", і: "i", ї: "i", ј: "j", ѕ: "s", ԁ: "d", һ: "h",
+  ӏ: "l", ԛ: "q", ԝ: "w", ү: "y", ɡ: "g", ᴦ: "r",
+  // Greek
+  α: "a", β: "b", γ: "y", δ: "d", ε: "e", η: "n", ι: "i", κ: "k", μ: "u", ν: "v", ο: "o", ρ: "p",
+  σ: "o", ς: "c", τ: "t", υ: "u", χ: "x", ω: "w", ϲ: "c", ϳ: "j",
+  // Latin small capitals and IPA look-alikes
+  ᴀ: "a", ʙ: "b", ᴄ: "c", ᴅ: "d", ᴇ: "e", ꜰ: "f", ɢ: "g", ʜ: "h", ɪ: "i", ᴊ: "j", ᴋ: "k", ʟ: "l",
+  ᴍ: "m", ɴ: "n", ᴏ: "o", ᴘ: "p", ʀ: "r", ꜱ: "s", ᴛ: "t", ᴜ: "u", ᴠ: "v", ᴡ: "w", ʏ: "y", ᴢ: "z",
+  ı: "i", ȷ: "j", ɑ: "a", ɩ: "i", ɵ: "o", ʋ: "u",
+};
+
+/** Zero-width, bidi controls, soft hyphen, variation selectors, Unicode tags (U+E0000 block). */
+export function isInvisible(codePoint: number): boolean {
+  return (
+    codePoint === 0x00ad ||
+    codePoint === 0x034f ||
+    codePoint === 0x061c ||
+    codePoint === 0x115f ||
+    codePoint === 0x1160 ||
+    codePoint === 0x17b4 ||
+    codePoint === 0x17b5 ||
+    codePoint === 0x180e ||
+    (codePoint >= 0x200b && codePoint <= 0x200f) ||
+    (codePoint >= 0x202a && codePoint <= 0x202e) ||
+    (codePoint >= 0x2060 && codePoint <= 0x206f) ||
+    codePoint === 0x3164 ||
+    (codePoint >= 0xfe00 && codePoint <= 0xfe0f) ||
+    codePoint === 0xfeff ||
+    codePoint === 0xffa0 ||
+    (codePoint >= 0xe0000 && codePoint <= 0xe007f) ||
+    (codePoint >= 0xe0100 && codePoint <= 0xe01ef)
+  );
+}
+
+function isSpace(codePoint: number): boolean {
+  return (
+    codePoint === 0x20 ||
+    (codePoint >= 0x09 && codePoint <= 0x0d) ||
+    codePoint === 0xa0 ||
+    codePoint === 0x1680 ||
+    (codePoint >= 0x2000 && codePoint <= 0x200a) ||
+    codePoint === 0x2028 ||
+    codePoint === 0x2029 ||
+    codePoint === 0x202f ||
+    codePoint === 0x205f ||
+    codePoint === 0x3000
+  );
+}
+
+/** Combining marks that NFKC could not compose are dropped after a folded (ASCII) letter. */
+function isCombiningMark(codePoint: number): boolean {
+  return codePoint >= 0x0300 && codePoint <= 0x036f;
+}
+
+const foldCache = new Map<number, string>();
+
+/** Fold one non-ASCII code point; cached because the same few characters repeat. */
+function foldCodePoint(codePoint: number): string {
+  const cached = foldCache.get(codePoint);
+  if (cached !== undefined) return cached;
+  const original = String.fromCodePoint(codePoint);
+  let out = "";
+  for (const ch of original.normalize("NFKC").toLowerCase()) {
+    out += CONFUSABLES[ch] ?? ch;
+  }
+  if (foldCache.size < 4096) foldCache.set(codePoint, out);
+  return out;
+}
+
+/**
+ * Fold `input` for matching. Linear in the input length; `maxLength` caps the work (the caller
+ * decides whether to scan the rest in further windows).
+ */
+export function foldText(input: string, maxLength = 1 << 20): FoldedText {
+  const limit = Math.min(input.length, maxLength);
+  const out: string[] = [];
+  const origin = new Int32Array(limit * 2 + 1);
+  let n = 0;
+  let lastWasSpace = true;
+  let lastFoldedAscii = false;
+  const push = (s: string, from: number): void => {
+    for (let k = 0; k < s.length; k++) {
+      if (n >= origin.length) return;
+      out.push(s[k]!);
+      origin[n++] = from;
+    }
+  };
+  // A run of whitespace becomes one space, or one newline when the run holds a line break.
+  const pushSpace = (cp: number, from: number): void => {
+    const newline = cp === 0x0a || cp === 0x0d || cp === 0x2028 || cp === 0x2029;
+    if (!lastWasSpace) push(newline ? "\n" : " ", from);
+    else if (newline && n > 0 && out[n - 1] === " ") out[n - 1] = "\n";
+    lastWasSpace = true;
+  };
+  let i = 0;
+  while (i < limit) {
+    const cp = input.codePointAt(i)!;
+    const width = cp > 0xffff ? 2 : 1;
+    if (cp < 0x80) {
+      if (isSpace(cp)) {
+        pushSpace(cp, i);
+      } else {
+        push(cp >= 0x41 && cp <= 0x5a ? String.fromCharCode(cp + 32) : input[i]!, i);
+        lastWasSpace = false;
+      }
+      lastFoldedAscii = false;
+    } else if (isInvisible(cp) || (lastFoldedAscii && isCombiningMark(cp))) {
+      // dropped
+    } else if (isSpace(cp)) {
+      pushSpace(cp, i);
+      lastFoldedAscii = false;
+    } else {
+      const folded = foldCodePoint(cp);
+      push(folded, i);
+      lastWasSpace = false;
+      lastFoldedAscii = folded.length > 0 && folded.charCodeAt(folded.length - 1) < 0x80;
+    }
+    i += width;
+  }
+  origin[n] = limit;
+  return { text: out.join(""), origin: origin.subarray(0, n + 1), inputLength: limit };
+}
+
+/** Map a [start, end) span of folded text back to the input. */
+export function originalSpan(folded: FoldedText, start: number, end: number): { start: number; end: number } {
+  const s = folded.origin[Math.min(start, folded.origin.length - 1)]!;
+  const lastChar = folded.origin[Math.max(Math.min(end - 1, folded.origin.length - 1), 0)]!;
+  const e = end >= folded.origin.length - 1 ? folded.inputLength : lastChar + 1;
+  return { start: s, end: Math.max(e, s) };
+}

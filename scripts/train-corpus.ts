@@ -1,0 +1,41 @@
+/** The development rows grouped for training, and how each becomes a training example. */
+import { modelText } from "../dataplane/guardrails/models/model-text.js";
+import { SAFETY_MODEL_CLASSES, safetyClassOf } from "../dataplane/guardrails/safety/safety-categories.js";
+import { DEV_FILES, loadDevSet, type DevRow } from "./train-dev-sets.js";
+import type { TrainingExample } from "./train-linear-model.js";
+
+export interface Corpus {
+  deepset: DevRow[];
+  notInject: DevRow[];
+  wildguard: DevRow[];
+  ailuminate: DevRow[];
+}
+
+export function loadCorpus(): Corpus {
+  return {
+    deepset: loadDevSet(DEV_FILES.deepset),
+    notInject: loadDevSet(DEV_FILES.notInject),
+    wildguard: loadDevSet(DEV_FILES.wildguardBenign),
+    ailuminate: loadDevSet(DEV_FILES.ailuminate),
+  };
+}
+
+export function injectionExamples(rows: DevRow[]): TrainingExample[] {
+  return rows.map((r) => ({ text: modelText(r.text), y: r.label === 1 ? 1 : 0 }));
+}
+
+export function safetyExamples(hazardous: DevRow[], benign: DevRow[]): TrainingExample[] {
+  return [
+    ...hazardous.map((r) => ({ text: modelText(r.text), y: SAFETY_MODEL_CLASSES.indexOf(safetyClassOf(r.hazard ?? "")) })),
+    ...benign.map((r) => ({ text: modelText(r.text), y: 0 })),
+  ];
+}
+
+export function injectionRows(c: Corpus): DevRow[] {
+  return [...c.deepset, ...c.notInject, ...c.wildguard];
+}
+
+export function safetyBenignRows(c: Corpus): DevRow[] {
+  return [...c.deepset.filter((r) => r.label === 0), ...c.notInject, ...c.wildguard];
+}
+
