@@ -1,0 +1,50 @@
+import { z } from "zod";
+
+/** A wire-level identifier in a path: bounded, printable, no slashes. */
+export const idParam = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9._:-]+$/, "malformed id");
+
+export const pageQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+});
+
+/** A human-facing name: bounded, no control characters. */
+export const displayName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "must not contain control characters");
+
+export const errorSchema = z.object({
+  error: z.object({
+    message: z.string(),
+    type: z.string(),
+    code: z.string(),
+    detail: z
+      .array(
+        z.object({
+          loc: z.array(z.union([z.string(), z.number()])),
+          msg: z.string(),
+          type: z.string(),
+        }),
+      )
+      .optional(),
+  }),
+});
+
+export function listOf<T extends z.ZodType>(item: T) {
+  return z.object({ object: z.literal("list"), data: z.array(item), has_more: z.boolean() });
+}
+
+/** Wraps a page of rows (fetched with limit + 1) in the list shape. */
+export function listBody<T>(
+  rows: T[],
+  limit: number,
+): { object: "list"; data: T[]; has_more: boolean } {
+  return { object: "list", data: rows.slice(0, limit), has_more: rows.length > limit };
+}

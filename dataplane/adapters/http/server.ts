@@ -1,0 +1,113 @@
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import type { AppContext } from "../../app/context.js";
+import { GatewayError } from "../../core/errors.js";
+import type { Caller } from "../../core/identity.js";
+import { fromFrameworkError, sendError } from "./error-reply.js";
+import { requestIdFrom } from "./request-id.js";
+import { pathMatcher, type AnyRouteSpec } from "./route-table.js";
+import { parseOrThrow } from "./validation.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    caller: Caller | undefined;
+    startedAt: bigint;
+  }
+}
+
+/** Builds the REST façade for the given route groups. Does not listen. */
+export function buildHttpServer(ctx: AppContext, routes: readonly AnyRouteSpec[]): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: ctx.config.MAX_BODY_BYTES,
+    genReqId: (req) => requestIdFrom(req.headers["x-request-id"], ctx.config.TRUST_REQUEST_ID),
+    requestIdHeader: false,
+    return503OnClosing: true,
+    forceCloseConnections: "idle",
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+  });
+  app.decorateRequest("caller", undefined);
+  app.decorateRequest("startedAt", 0n);
+
+  const known = routes.map((r) => ({ method: r.method, match: pathMatcher(r.path) }));
+
+  app.addHook("onRequest", async (req, reply) => {
+    req.startedAt = process.hrtime.bigint();
+    reply.header("x-request-id", req.id);
+  });
+
+  app.addHook("onResponse", async (req, reply) => {
+    const route = req.routeOptions.url ?? "unmatched";
+    const labels = { route, method: req.method, status: String(reply.statusCode) };
+    const seconds = Number(process.hrtime.bigint() - req.startedAt) / 1e9;
+    ctx.metrics.httpRequests.inc(labels);
+    ctx.metrics.httpDuration.observe(labels, seconds);
+    ctx.logger.info(
+      { request_id: req.id, ...labels, duration_ms: Math.round(seconds * 1e6) / 1e3 },
+      "request",
+    );
+  });
+
+  app.setErrorHandler(async (err, req, reply) => {
+    const mapped = fromFrameworkError(err);
+    if (mapped.status >= 500 && mapped.code === "internal_error") {
+      ctx.logger.error({ request_id: req.id, err: describe(err) }, "unhandled error");
+    }
+    return sendError(reply, mapped);
+  });
+
+  app.setNotFoundHandler(async (req, reply) => {
+    // An unauthenticated caller learns nothing about which paths exist.
+    await authenticate(ctx, req);
+    const path = req.url.split("?")[0] ?? req.url;
+    const allowed = known.filter((k) => k.match.test(path)).map((k) => k.method);
+    if (allowed.length > 0) {
+      reply.header("allow", [...new Set(allowed)].join(", "));
+      throw new GatewayError(
+        "method_not_allowed",
+        `method ${req.method} is not allowed on ${path}; allowed: ${[...new Set(allowed)].join(", ")}`,
+      );
+    }
+    throw new GatewayError("route_not_found", `no route for ${req.method} ${path}`);
+  });
+
+  for (const spec of routes) register(app, ctx, spec);
+  return app;
+}
+
+async function authenticate(ctx: AppContext, req: FastifyRequest): Promise<Caller> {
+  const caller = await ctx.authenticator.authenticate(req.headers.authorization);
+  req.caller = caller;
+  return caller;
+}
+
+function register(app: FastifyInstance, ctx: AppContext, spec: AnyRouteSpec): void {
+  app.route({
+    method: spec.method,
+    url: spec.path,
+    onRequest: spec.auth === false ? undefined : async (req) => void (await authenticate(ctx, req)),
+    handler: async (req: FastifyRequest, reply: FastifyReply) => {
+      const body = spec.body ? parseOrThrow(spec.body, req.body ?? {}, "body") : undefined;
+      const query = spec.query ? parseOrThrow(spec.query, req.query ?? {}, "query") : undefined;
+      const params = spec.params ? parseOrThrow(spec.params, req.params ?? {}, "path") : undefined;
+      const result = await spec.handler({
+        body,
+        query,
+        params,
+        caller: req.caller,
+        requestId: req.id,
+        request: req,
+        reply,
+      });
+      if (result === undefined) return reply;
+      reply.status(result.status);
+      for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
+      if (result.body === undefined) return reply.send();
+      return reply.send(result.body);
+    },
+  });
+}
+
+function describe(err: unknown): { name: string; message: string; stack?: string } {
+  if (err instanceof Error) return { name: err.name, message: err.message, stack: err.stack };
+  return { name: "unknown", message: String(err) };
+}

@@ -1,0 +1,24 @@
+import type { z } from "zod";
+import { GatewayError, type ValidationIssue } from "../../core/errors.js";
+
+/** Parses one part of a request; a failure is a 422 whose `detail` lists every problem. */
+export function parseOrThrow<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  location: "body" | "query" | "path",
+): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const detail: ValidationIssue[] = result.error.issues.map((issue) => ({
+    loc: [location, ...issue.path.map((p) => (typeof p === "symbol" ? String(p) : p))],
+    msg: issue.message,
+    type: issue.code,
+  }));
+  const first = detail[0];
+  const where = first ? first.loc.join(".") : location;
+  const summary = first ? `${where}: ${first.msg}` : `invalid ${location}`;
+  const more = detail.length > 1 ? ` (and ${detail.length - 1} more)` : "";
+  throw new GatewayError("validation_failed", `request validation failed: ${summary}${more}`, {
+    detail,
+  });
+}

@@ -1,0 +1,122 @@
+import type { FastifyInstance } from "fastify";
+import {
+  AccountService,
+  applyAuthInvalidation,
+  AUTH_CHANNEL,
+} from "../accounts/account-service.js";
+import { buildOpenApi } from "../adapters/http/openapi.js";
+import { accountRoutes } from "../adapters/http/routes/accounts.js";
+import { systemRoutes } from "../adapters/http/routes/system.js";
+import { route, type AnyRouteSpec } from "../adapters/http/route-table.js";
+import { buildHttpServer } from "../adapters/http/server.js";
+import type { Config } from "../config/config.js";
+import { Authenticator } from "../core/authenticator.js";
+import { systemClock, type Clock } from "../core/clock.js";
+import { createLogger, type Logger } from "../observability/logger.js";
+import { createMetrics } from "../observability/metrics.js";
+import { withAdvisoryLock } from "../store/advisory-lock.js";
+import { ApiKeyRepository } from "../store/api-key-repository.js";
+import { CustomerRepository } from "../store/customer-repository.js";
+import { storeKeyDirectory } from "../store/key-directory.js";
+import { KeyUsageRecorder } from "../store/key-usage-recorder.js";
+import { isMigrated, migrate } from "../store/migrate.js";
+import type { AppContext } from "./context.js";
+import { openStores, type Stores } from "./open-stores.js";
+
+const BOOTSTRAP_LOCK_ID = 7_314_620_002;
+
+export interface App {
+  ctx: AppContext;
+  http: FastifyInstance;
+  /** The admin key generated on first start, to be shown once; undefined otherwise. */
+  generatedAdminKey: string | undefined;
+  close(): Promise<void>;
+}
+
+export interface AppOptions {
+  logger?: Logger;
+  clock?: Clock;
+  /** Open stores from here instead of from config (tests share one embedded database). */
+  stores?: Stores;
+}
+
+/** Opens the stores, migrates, bootstraps the admin key and builds the REST façade. */
+export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
+  const logger = options.logger ?? createLogger(config.LOG_LEVEL);
+  const clock = options.clock ?? systemClock;
+  const stores = options.stores ?? (await openStores(config, logger));
+  const { db, redis, broadcast } = stores;
+  await migrate(db);
+
+  const customers = new CustomerRepository(db);
+  const apiKeys = new ApiKeyRepository(db);
+  const usage = new KeyUsageRecorder(apiKeys, 30_000, (err) =>
+    logger.warn({ err: String(err) }, "could not record key use"),
+  );
+  const authenticator = new Authenticator({
+    directory: storeKeyDirectory(apiKeys, customers),
+    clock,
+    ttlMs: config.AUTH_CACHE_TTL_MS,
+    onUse: (id) => usage.record(id),
+  });
+  const accounts = new AccountService(customers, apiKeys, authenticator, broadcast);
+  const unsubscribe = await broadcast.subscribe(AUTH_CHANNEL, (message) => {
+    try {
+      applyAuthInvalidation(authenticator, JSON.parse(message));
+    } catch {
+      authenticator.clear();
+    }
+  });
+
+  const { generated } = await withAdvisoryLock(db, BOOTSTRAP_LOCK_ID, () =>
+    accounts.bootstrapAdmin(config.EVIDENT_ADMIN_KEY),
+  );
+
+  const ctx: AppContext = {
+    config,
+    clock,
+    logger,
+    metrics: createMetrics(),
+    db,
+    redis,
+    broadcast,
+    repos: { customers, apiKeys },
+    authenticator,
+    accounts,
+    readiness: new Map([
+      ["store", () => db.ping()],
+      ["migrated", () => isMigrated(db)],
+    ]),
+    startedAt: clock.now(),
+  };
+
+  const routes: AnyRouteSpec[] = [...systemRoutes(ctx), ...accountRoutes(ctx)];
+  const openApiRoute = route({
+    method: "GET",
+    path: "/openapi.json",
+    tag: "meta",
+    summary: "This API's OpenAPI description (version 0.1.0)",
+    responses: { 200: { description: "OpenAPI 3 document" } },
+    handler: async () => ({ status: 200, body: document }),
+  });
+  routes.push(openApiRoute);
+  const document = buildOpenApi(routes);
+  const http = buildHttpServer(ctx, routes);
+  usage.start();
+
+  return {
+    ctx,
+    http,
+    generatedAdminKey: generated,
+    async close() {
+      await http.close();
+      await usage.stop();
+      await unsubscribe().catch(() => undefined);
+      if (!options.stores) {
+        await broadcast.close();
+        await redis?.close();
+        await db.close();
+      }
+    },
+  };
+}

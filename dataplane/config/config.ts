@@ -1,0 +1,77 @@
+import { z } from "zod";
+
+/** Everything the data plane reads from its environment, parsed once at start. */
+const booleanFromEnv = z
+  .enum(["true", "false", "1", "0", "yes", "no"])
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+const configSchema = z.object({
+  PORT: port.default(8080),
+  GRPC_PORT: port.default(9090),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional(),
+  DATA_DIR: z.string().min(1).default("./.evident"),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+    .optional(),
+  EVIDENT_ADMIN_KEY: z
+    .string()
+    .regex(/^ev_sk_[A-Za-z0-9]{32,128}$/, "must be ev_sk_ followed by 32-128 base62 characters")
+    .optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Largest JSON request body accepted, in bytes (413 beyond). */
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(256 * 1024 * 1024)
+    .default(4 * 1024 * 1024),
+  /** How long an authenticated key stays cached before it is looked up again. */
+  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+  /** How long in-flight requests may drain on SIGTERM before the process exits. */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /** Trust a sane X-Request-ID from the caller (else always generate one). */
+  TRUST_REQUEST_ID: booleanFromEnv.default(true),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    reason: string,
+  ) {
+    super(`invalid environment variable ${variable}: ${reason}`);
+    this.name = "ConfigError";
+  }
+}
+
+/**
+ * Parse the environment. An empty string counts as unset. A bad value throws a ConfigError that
+ * names the variable (and never echoes its value, which may be a secret).
+ */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const cleaned: Record<string, string> = {};
+  for (const key of Object.keys(configSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== "") cleaned[key] = value;
+  }
+  const result = configSchema.safeParse(cleaned);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const variable = String(issue?.path[0] ?? "environment");
+    throw new ConfigError(variable, issue?.message ?? "invalid value");
+  }
+  return result.data;
+}
+
+/** The process environment; the one place that reads it. */
+export function loadConfigFromProcess(): Config {
+  return loadConfig(process.env);
+}

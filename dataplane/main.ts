@@ -1,0 +1,73 @@
+import { ConfigError, loadConfigFromProcess, type Config } from "./config/config.js";
+import { createApp } from "./app/create-app.js";
+import { createLogger } from "./observability/logger.js";
+
+/** `npm start`: the data plane as one process on its configured (or embedded) stores. */
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfigFromProcess();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`evident: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.LOG_LEVEL);
+  const app = await createApp(config, { logger });
+  await app.http.listen({ port: config.PORT, host: config.HOST });
+  const address = app.http.server.address();
+  const port = typeof address === "object" && address ? address.port : config.PORT;
+  logger.info(
+    { port, store: app.ctx.db.kind, shared_state: app.ctx.redis ? "redis" : "memory" },
+    "evident listening",
+  );
+  if (app.generatedAdminKey) {
+    // Shown once, on the terminal only: the store keeps just its hash.
+    process.stderr.write(
+      [
+        "",
+        "  No admin key existed, so one was generated. It is shown only this once:",
+        "",
+        `    ${app.generatedAdminKey}`,
+        "",
+        "  Keep it safe (set EVIDENT_ADMIN_KEY to choose your own).",
+        `  Try: curl -H "Authorization: Bearer <key>" http://localhost:${port}/api/v1/health`,
+        "",
+        "",
+      ].join("\n"),
+    );
+  }
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down: draining in-flight requests");
+    const force = setTimeout(() => {
+      logger.warn("drain timed out; exiting");
+      process.exit(1);
+    }, config.SHUTDOWN_GRACE_MS);
+    force.unref();
+    app
+      .close()
+      .then(() => {
+        logger.info("stopped");
+        process.exit(0);
+      })
+      .catch((err: unknown) => {
+        logger.error({ err: String(err) }, "error during shutdown");
+        process.exit(1);
+      });
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(
+    `evident: failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,23 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+/** The data plane's Prometheus metrics, on a registry of its own (never the global one). */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "evident_" });
+  const httpRequests = new Counter({
+    name: "evident_http_requests_total",
+    help: "HTTP requests by route template, method and status",
+    labelNames: ["route", "method", "status"] as const,
+    registers: [registry],
+  });
+  const httpDuration = new Histogram({
+    name: "evident_http_request_duration_seconds",
+    help: "HTTP request latency by route template, method and status",
+    labelNames: ["route", "method", "status"] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  return { registry, httpRequests, httpDuration };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

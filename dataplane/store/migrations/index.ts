@@ -1,0 +1,12 @@
+import { sql as customersAndKeys } from "./0001-customers-and-keys.js";
+
+export interface Migration {
+  id: number;
+  name: string;
+  sql: string;
+}
+
+/** Numbered, forward-only. Append; never edit one that has shipped. */
+export const migrations: readonly Migration[] = [
+  { id: 1, name: "customers-and-keys", sql: customersAndKeys },
+];
