@@ -19,11 +19,13 @@ export interface DigitRun {
   separators: string[];
 }
 
-export function findDigitRuns(text: string, separators: string): DigitRun[] {
+/** Runs shorter than `minLength` characters (separators included) are skipped unsplit. */
+export function findDigitRuns(text: string, separators: string, minLength = 1): DigitRun[] {
   const sep = separators.replace(/[\\\]^-]/g, "\\$&");
   const run = new RegExp(`(?<![\\p{L}\\p{N}_])\\d+(?:[${sep}]\\d+)*(?![\\p{L}_])`, "gu");
   const runs: DigitRun[] = [];
   for (const m of text.matchAll(run)) {
+    if (m[0].length < minLength) continue;
     const groups: DigitGroup[] = [];
     const gaps: string[] = [];
     let at = m.index;

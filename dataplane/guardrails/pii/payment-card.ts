@@ -91,17 +91,23 @@ function cardAt(
 
 export function findPaymentCards(text: string): PiiMatch[] {
   const matches: PiiMatch[] = [];
-  for (const run of findDigitRuns(text, " -")) {
+  for (const run of findDigitRuns(text, " -", 12)) {
     // A number glued to a dot or comma and more digits is a decimal, not a card.
     if (/^[.,]\d/.test(text.slice(run.end, run.end + 2))) continue;
+    const { groups } = run;
     let i = 0;
-    while (i < run.groups.length) {
+    while (i < groups.length) {
       let found: PiiMatch | undefined;
       let next = i + 1;
       let total = 0;
-      for (let j = i; j < run.groups.length && total <= 19; j++) {
-        total += run.groups[j]?.digits.length ?? 0;
-        const card = cardAt(text, run.groups.slice(i, j + 1), run.separators.slice(i, j));
+      for (let j = i; j < groups.length; j++) {
+        const length = groups[j]?.digits.length ?? 0;
+        total += length;
+        if (total > 19) break;
+        // Grouped numbers use groups of 3 to 6 digits (see plausibleGrouping).
+        if (j > i && (length < 3 || length > 6 || (groups[i]?.digits.length ?? 0) < 3)) break;
+        if (total < 12) continue;
+        const card = cardAt(text, groups.slice(i, j + 1), run.separators.slice(i, j));
         if (card !== undefined) {
           found = card;
           next = j + 1;

@@ -88,12 +88,13 @@ const NANP = /^(?:(?:\+?1|001)[ .-]?)?(?:\([2-9]\d{2}\) ?|[2-9]\d{2}[ .-])[2-9]\
 const NANP_COMPACT = /^(?:\+?1)?[2-9]\d{2}[2-9]\d{6}$/;
 const DATE_LIKE =
   /^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./](?:\d{2}|\d{4}))$|^\d{1,2}[.:]\d{2}$/;
+const IPV4_LIKE = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 const EXTENSION = / ?(?:x|ext\.?|extension|#) ?\d{1,6}$/i;
 
 function classify(text: string, start: number, raw: string): number {
   const main = raw.replace(EXTENSION, "");
   const digits = main.replace(/\D/g, "");
-  if (DATE_LIKE.test(main) || /^\d+\.\d+$/.test(main)) return 0;
+  if (DATE_LIKE.test(main) || /^\d+\.\d+$/.test(main) || IPV4_LIKE.test(main)) return 0;
   if (digits.length < 7 || digits.length > 15) return 0;
   const keyword = closestKeywordBefore(text, start, 40, [...PHONE_WORDS, ...OTHER_NUMBER_WORDS]);
   const phoneContext = keyword !== undefined && PHONE_WORDS.includes(keyword);
