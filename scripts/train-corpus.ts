@@ -1,6 +1,6 @@
 /** The development rows grouped for training, and how each becomes a training example. */
 import { modelText } from "../dataplane/guardrails/models/model-text.js";
-import { SAFETY_MODEL_CLASSES, safetyClassOf } from "../dataplane/guardrails/safety/safety-categories.js";
+import { SAFETY_CATEGORIES, safetyClassOf } from "../dataplane/guardrails/safety/safety-categories.js";
 import { DEV_FILES, loadDevSet, type DevRow } from "./train-dev-sets.js";
 import type { TrainingExample } from "./train-linear-model.js";
 
@@ -24,11 +24,12 @@ export function injectionExamples(rows: DevRow[]): TrainingExample[] {
   return rows.map((r) => ({ text: modelText(r.text), y: r.label === 1 ? 1 : 0 }));
 }
 
-export function safetyExamples(hazardous: DevRow[], benign: DevRow[]): TrainingExample[] {
-  return [
-    ...hazardous.map((r) => ({ text: modelText(r.text), y: SAFETY_MODEL_CLASSES.indexOf(safetyClassOf(r.hazard ?? "")) })),
-    ...benign.map((r) => ({ text: modelText(r.text), y: 0 })),
-  ];
+export function hazardExamples(hazardous: DevRow[], benign: DevRow[]): TrainingExample[] {
+  return [...hazardous.map((r) => ({ text: modelText(r.text), y: 1 })), ...benign.map((r) => ({ text: modelText(r.text), y: 0 }))];
+}
+
+export function categoryExamples(hazardous: DevRow[]): TrainingExample[] {
+  return hazardous.map((r) => ({ text: modelText(r.text), y: SAFETY_CATEGORIES.indexOf(safetyClassOf(r.hazard ?? "")) }));
 }
 
 export function injectionRows(c: Corpus): DevRow[] {

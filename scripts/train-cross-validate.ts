@@ -6,10 +6,10 @@ import { loadLinearModel, storeLinearModel, type LinearModel } from "../dataplan
 import { splitBucket, SPLIT_BUCKETS } from "../dataplane/guardrails/models/training-split.js";
 import { scoreInjectionWith } from "../dataplane/guardrails/injection/score-injection.js";
 import { scoreSafetyWith } from "../dataplane/guardrails/safety/score-safety.js";
-import { SAFETY_MODEL_CLASSES } from "../dataplane/guardrails/safety/safety-categories.js";
+import { SAFETY_CATEGORIES } from "../dataplane/guardrails/safety/safety-categories.js";
 import type { DevRow } from "./train-dev-sets.js";
 import { trainSoftmax, type TrainOptions } from "./train-linear-model.js";
-import { injectionExamples, injectionRows, safetyBenignRows, safetyExamples, type Corpus } from "./train-corpus.js";
+import { categoryExamples, hazardExamples, injectionExamples, injectionRows, safetyBenignRows, type Corpus } from "./train-corpus.js";
 
 function trainFold(examplesFor: (rows: DevRow[]) => ReturnType<typeof injectionExamples>, rows: DevRow[], o: TrainOptions, classes: string[]): LinearModel {
   const t = trainSoftmax(examplesFor(rows), o);
@@ -41,18 +41,16 @@ export function crossValidateInjection(c: Corpus, o: TrainOptions, threshold = 0
   }
 }
 
-export function crossValidateSafety(c: Corpus, o: TrainOptions, threshold = 0.5): void {
+export function crossValidateSafety(c: Corpus, hazardOptions: TrainOptions, categoryOptions: TrainOptions, threshold = 0.5): void {
   const benign = safetyBenignRows(c);
   const scored = new Map<string, { rules: number; full: number }>();
   for (let k = 0; k < SPLIT_BUCKETS; k++) {
-    const model = trainFold(
-      (rows) => safetyExamples(rows.filter((r) => r.hazard !== undefined), rows.filter((r) => r.hazard === undefined)),
-      [...c.ailuminate, ...benign].filter((r) => splitBucket(r.id) !== k),
-      o,
-      [...SAFETY_MODEL_CLASSES],
-    );
+    const haz = c.ailuminate.filter((r) => splitBucket(r.id) !== k);
+    const ben = benign.filter((r) => splitBucket(r.id) !== k);
+    const hazard = trainFold(() => hazardExamples(haz, ben), [], hazardOptions, ["benign", "hazardous"]);
+    const category = trainFold(() => categoryExamples(haz), [], categoryOptions, [...SAFETY_CATEGORIES]);
     for (const r of [...c.ailuminate, ...benign].filter((r) => splitBucket(r.id) === k)) {
-      scored.set(r.id, { rules: scoreSafetyWith(r.text, undefined).max, full: scoreSafetyWith(r.text, model).max });
+      scored.set(r.id, { rules: scoreSafetyWith(r.text, undefined).max, full: scoreSafetyWith(r.text, { hazard, category }).max });
     }
   }
   for (const which of ["rules", "full"] as const) {

@@ -5,7 +5,11 @@ import { scoreInjection } from "./score-injection.js";
 
 export const DEFAULT_INJECTION_THRESHOLD = 0.5;
 
-export function injectionVerdict(text: string, threshold = DEFAULT_INJECTION_THRESHOLD, views?: ScanView[]): Verdict {
+export function injectionVerdict(
+  text: string,
+  threshold = DEFAULT_INJECTION_THRESHOLD,
+  views?: ScanView[],
+): Verdict {
   const { score, signals } = scoreInjection(text, views);
   return {
     check: "prompt_injection",

@@ -38,8 +38,10 @@ function patternSignals(views: ScanView[]): InjectionSignal[] {
         const span = view.spanInInput(m.index, m.index + m[0].length);
         const key = `${p.label}:${span.start}:${span.end}`;
         const prev = byKey.get(key);
-        if (prev === undefined || prev.weight < p.weight) byKey.set(key, { label: p.label, ...span, weight: p.weight });
-        if (encoded && encodedHit === undefined) encodedHit = { label: `encoded_${view.kind}`, ...span, weight: 0.3 };
+        if (prev === undefined || prev.weight < p.weight)
+          byKey.set(key, { label: p.label, ...span, weight: p.weight });
+        if (encoded && encodedHit === undefined)
+          encodedHit = { label: `encoded_${view.kind}`, ...span, weight: 0.3 };
         if (++count >= MAX_MATCHES_PER_PATTERN) break;
       }
     }
@@ -65,11 +67,21 @@ function classifierWeight(model: LinearModel, views: ScanView[], input: string):
 }
 
 /** Score with an explicit model (or none); `scoreInjection` uses the bundled one. */
-export function scoreInjectionWith(text: string, model: LinearModel | undefined, views = buildScanViews(text)): InjectionScore {
+export function scoreInjectionWith(
+  text: string,
+  model: LinearModel | undefined,
+  views = buildScanViews(text),
+): InjectionScore {
   const signals = patternSignals(views);
   if (model !== undefined) {
     const w = classifierWeight(model, views, text);
-    if (w > 0) signals.push({ label: "classifier", start: 0, end: text.length, weight: Math.round(w * 1000) / 1000 });
+    if (w > 0)
+      signals.push({
+        label: "classifier",
+        start: 0,
+        end: text.length,
+        weight: Math.round(w * 1000) / 1000,
+      });
   }
   signals.sort((a, b) => a.start - b.start || b.weight - a.weight);
   return { score: Math.round(combineSignals(signals) * 10000) / 10000, signals };

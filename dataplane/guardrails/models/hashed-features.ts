@@ -37,7 +37,8 @@ export function hashedFeatures(foldedText: string, dims: number): SparseVector {
     if (scratch[i] === 0) touched.push(i);
     scratch[i]! += 1;
   };
-  const text = foldedText.length > MAX_FEATURE_CHARS ? foldedText.slice(0, MAX_FEATURE_CHARS) : foldedText;
+  const text =
+    foldedText.length > MAX_FEATURE_CHARS ? foldedText.slice(0, MAX_FEATURE_CHARS) : foldedText;
   let prevWord = 0;
   let word = FNV_OFFSET;
   let inWord = false;

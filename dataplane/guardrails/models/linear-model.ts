@@ -31,9 +31,15 @@ export function loadLinearModel(stored: StoredLinearModel): LinearModel {
   for (let c = 0; c < k; c++) {
     const bytes = Buffer.from(stored.weights[c]!, "base64");
     const scale = stored.scales[c]!;
-    for (let i = 0; i < stored.dims; i++) weights[c * stored.dims + i] = ((bytes[i]! << 24) >> 24) * scale;
+    for (let i = 0; i < stored.dims; i++)
+      weights[c * stored.dims + i] = ((bytes[i]! << 24) >> 24) * scale;
   }
-  return { dims: stored.dims, classes: stored.classes, bias: Float64Array.from(stored.bias), weights };
+  return {
+    dims: stored.dims,
+    classes: stored.classes,
+    bias: Float64Array.from(stored.bias),
+    weights,
+  };
 }
 
 export function softmax(logits: Float64Array): Float64Array {
@@ -54,7 +60,8 @@ export function logitsOf(model: LinearModel, x: SparseVector): Float64Array {
   for (let c = 0; c < model.classes.length; c++) {
     const base = c * model.dims;
     let s = 0;
-    for (let k = 0; k < x.indices.length; k++) s += model.weights[base + x.indices[k]!]! * x.values[k]!;
+    for (let k = 0; k < x.indices.length; k++)
+      s += model.weights[base + x.indices[k]!]! * x.values[k]!;
     logits[c]! += s;
   }
   return logits;
@@ -84,5 +91,12 @@ export function storeLinearModel(
     scales.push(scale);
     encoded.push(bytes.toString("base64"));
   }
-  return { description, dims, classes, bias: Array.from(bias, (b) => Math.round(b * 1e4) / 1e4), scales, weights: encoded };
+  return {
+    description,
+    dims,
+    classes,
+    bias: Array.from(bias, (b) => Math.round(b * 1e4) / 1e4),
+    scales,
+    weights: encoded,
+  };
 }

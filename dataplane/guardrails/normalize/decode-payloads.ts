@@ -28,7 +28,14 @@ function printableRatio(s: string): number {
   let ok = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if ((c >= 0x20 && c < 0x7f) || c === 0x0a || c === 0x0d || c === 0x09 || (c >= 0xa0 && c !== 0xfffd)) ok++;
+    if (
+      (c >= 0x20 && c < 0x7f) ||
+      c === 0x0a ||
+      c === 0x0d ||
+      c === 0x09 ||
+      (c >= 0xa0 && c !== 0xfffd)
+    )
+      ok++;
   }
   return ok / s.length;
 }
@@ -65,7 +72,8 @@ export function rot13(s: string): string {
   return out;
 }
 
-const COMMON_WORDS = /\b(?:the|and|you|your|to|of|is|are|all|what|this|that|ignore|instructions|previous|system|prompt|tell|me|now|der|die|und|ist|du)\b/g;
+const COMMON_WORDS =
+  /\b(?:the|and|you|your|to|of|is|are|all|what|this|that|ignore|instructions|previous|system|prompt|tell|me|now|der|die|und|ist|du)\b/g;
 
 function commonWordCount(s: string): number {
   return (s.match(COMMON_WORDS) ?? []).length;

@@ -27,7 +27,9 @@ function viewOf(kind: ViewKind, folded: FoldedText, text = folded.text): ScanVie
  * Text smuggled in Unicode tag characters (U+E0020..U+E007E mirror printable ASCII and render as
  * nothing). Returns the hidden ASCII and its span, or undefined when fewer than 4 are present.
  */
-export function hiddenTagText(input: string): { text: string; start: number; end: number } | undefined {
+export function hiddenTagText(
+  input: string,
+): { text: string; start: number; end: number } | undefined {
   let text = "";
   let start = -1;
   let end = -1;
@@ -54,12 +56,20 @@ export function buildScanViews(input: string): ScanView[] {
   const hidden = hiddenTagText(input.slice(0, MAX_SCAN_CHARS));
   if (hidden !== undefined) {
     const whole = { start: hidden.start, end: hidden.end };
-    views.push({ kind: "unicode_tags", text: foldLeetspeak(foldText(hidden.text).text), spanInInput: () => whole });
+    views.push({
+      kind: "unicode_tags",
+      text: foldLeetspeak(foldText(hidden.text).text),
+      spanInInput: () => whole,
+    });
   }
   for (const payload of decodePayloads(input.slice(0, MAX_SCAN_CHARS))) {
     const inner = foldText(payload.text);
     const whole = { start: payload.start, end: payload.end };
-    views.push({ kind: payload.encoding, text: foldLeetspeak(inner.text), spanInInput: () => whole });
+    views.push({
+      kind: payload.encoding,
+      text: foldLeetspeak(inner.text),
+      spanInInput: () => whole,
+    });
   }
   return views;
 }

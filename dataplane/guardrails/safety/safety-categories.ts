@@ -17,8 +17,6 @@ export const SAFETY_CATEGORIES = [
 
 export type SafetyCategory = (typeof SAFETY_CATEGORIES)[number];
 
-/** Classes of the safety classifier: "benign" first, then every category. */
-export const SAFETY_MODEL_CLASSES = ["benign", ...SAFETY_CATEGORIES] as const;
 
 const HAZARD_TO_CATEGORY: Record<string, SafetyCategory> = {
   vcr: "violence",

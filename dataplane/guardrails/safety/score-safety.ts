@@ -1,5 +1,138 @@
-/** placeholder, replaced below */
-import type { LinearModel } from "../models/linear-model.js";
-export function scoreSafetyWith(_text: string, _model: LinearModel | undefined): { max: number } {
-  return { max: 0 };
+/**
+ * Content-safety scores per category in [0, 1]: a lexicon of harmful and sensitive terms, weighed
+ * by the shape of the request (asking how to do it, doing it unseen, or discussing/preventing
+ * it), combined by noisy-OR with the small hashed n-gram classifier. Pure and linear in the input.
+ */
+import { buildScanViews, type ScanView } from "../normalize/scan-views.js";
+import { predict, type LinearModel } from "../models/linear-model.js";
+import { modelText } from "../models/model-text.js";
+import { B, E, rx } from "../injection/injection-pattern.js";
+import { SAFETY_CATEGORIES, type SafetyCategory } from "./safety-categories.js";
+import { SAFETY_LEXICON } from "./safety-lexicon.js";
+import { intentShape, type IntentShape } from "./safety-intent.js";
+import { SAFETY_MODELS } from "./safety-model.js";
+
+export interface SafetySignal {
+  label: SafetyCategory;
+  start: number;
+  end: number;
+  weight: number;
+}
+
+export interface SafetyScore {
+  scores: Record<SafetyCategory, number>;
+  /** The highest category score. */
+  max: number;
+  signals: SafetySignal[];
+}
+
+const STRONG_WEIGHT = 0.45;
+const TOPIC_WEIGHT = 0.2;
+const EVASION_WEIGHT = 0.45;
+/** Classifier probability below this adds nothing; above, it rises linearly to 1. */
+export const SAFETY_CLASSIFIER_FLOOR = 0.1;
+const MAX_MATCHES = 4;
+
+const COMPILED = SAFETY_CATEGORIES.map((category) => ({
+  category,
+  strong: rx(B, "(?:", SAFETY_LEXICON[category].strong.join("|"), ")", E),
+  topic: rx(B, "(?:", SAFETY_LEXICON[category].topic.join("|"), ")", E),
+}));
+
+function emptyScores(): Record<SafetyCategory, number> {
+  return Object.fromEntries(SAFETY_CATEGORIES.map((c) => [c, 0])) as Record<SafetyCategory, number>;
+}
+
+function lexiconSignals(views: ScanView[], texts: Map<SafetySignal, string>): SafetySignal[] {
+  const signals: SafetySignal[] = [];
+  const seen = new Set<string>();
+  for (const view of views) {
+    for (const { category, strong, topic } of COMPILED) {
+      for (const [re, weight] of [
+        [strong, STRONG_WEIGHT],
+        [topic, TOPIC_WEIGHT],
+      ] as const) {
+        re.lastIndex = 0;
+        let n = 0;
+        for (const m of view.text.matchAll(re)) {
+          const span = view.spanInInput(m.index, m.index + m[0].length);
+          const key = `${category}:${span.start}`;
+          if (!seen.has(key)) {
+            seen.add(key);
+            const signal = { label: category, ...span, weight };
+            signals.push(signal);
+            texts.set(signal, m[0]);
+          }
+          if (++n >= MAX_MATCHES) break;
+        }
+      }
+    }
+  }
+  return signals;
+}
+
+/**
+ * Rule score per category. A strong term alone scores STRONG_WEIGHT, raised by a request and
+ * lowered by a protective frame; topic terms (distinct ones, at most two counted) stay below any
+ * sensible threshold unless the text also asks to do it unseen (evasion).
+ */
+function ruleScores(signals: SafetySignal[], texts: Map<SafetySignal, string>, intent: IntentShape): Record<SafetyCategory, number> {
+  const scores = emptyScores();
+  for (const category of SAFETY_CATEGORIES) {
+    const mine = signals.filter((s) => s.label === category);
+    if (mine.length === 0) continue;
+    const strong = mine.some((s) => s.weight === STRONG_WEIGHT);
+    const topics = new Set(mine.filter((s) => s.weight === TOPIC_WEIGHT).map((s) => texts.get(s))).size;
+    let score = strong ? STRONG_WEIGHT : Math.min(topics, 2) * 0.12;
+    if (intent.protective && !intent.evasion) score *= 0.5;
+    else if (intent.request) score = strong ? 0.72 : score + 0.06;
+    if (intent.evasion) score = 1 - (1 - score) * (1 - EVASION_WEIGHT);
+    scores[category] = score;
+  }
+  return scores;
+}
+
+/** The two classifiers: hazardous-or-not, and which category a hazardous text belongs to. */
+export interface SafetyModels {
+  hazard: LinearModel;
+  category: LinearModel;
+}
+
+/** Classifier score per category: the hazard probability, shared out relative to the top category. */
+function classifierScores(models: SafetyModels, text: string): Record<SafetyCategory, number> {
+  const hazard = predict(models.hazard, text)[1]!;
+  const q = predict(models.category, text);
+  let top = 0;
+  for (const v of q) top = Math.max(top, v);
+  const scores = emptyScores();
+  SAFETY_CATEGORIES.forEach((category, i) => {
+    const m = hazard * (q[i]! / (top || 1));
+    scores[category] = Math.max(0, (m - SAFETY_CLASSIFIER_FLOOR) / (1 - SAFETY_CLASSIFIER_FLOOR));
+  });
+  return scores;
+}
+
+/** Score with an explicit classifier (or none); `scoreSafety` uses the bundled one. */
+export function scoreSafetyWith(text: string, models: SafetyModels | undefined, views = buildScanViews(text)): SafetyScore {
+  const matched = new Map<SafetySignal, string>();
+  const signals = lexiconSignals(views, matched);
+  let intent = intentShape(views[0]?.text ?? "");
+  for (const v of views.slice(1)) {
+    const i = intentShape(v.text);
+    intent = { request: intent.request || i.request, evasion: intent.evasion || i.evasion, protective: intent.protective && i.protective };
+  }
+  const rules = ruleScores(signals, matched, intent);
+  const learned = models === undefined ? emptyScores() : classifierScores(models, modelText(text));
+  const scores = emptyScores();
+  let max = 0;
+  for (const c of SAFETY_CATEGORIES) {
+    scores[c] = Math.round((1 - (1 - rules[c]) * (1 - learned[c])) * 10000) / 10000;
+    max = Math.max(max, scores[c]);
+  }
+  signals.sort((a, b) => a.start - b.start);
+  return { scores, max, signals };
+}
+
+export function scoreSafety(text: string, views?: ScanView[]): SafetyScore {
+  return scoreSafetyWith(text, SAFETY_MODELS, views);
 }

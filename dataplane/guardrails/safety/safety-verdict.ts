@@ -1,0 +1,36 @@
+/** The content-safety guardrail: per-category scores -> Verdict (check "content_safety"). */
+import type { Verdict } from "../verdict.js";
+import type { ScanView } from "../normalize/scan-views.js";
+import { SAFETY_CATEGORIES, type SafetyCategory } from "./safety-categories.js";
+import { scoreSafety } from "./score-safety.js";
+
+export const DEFAULT_SAFETY_THRESHOLD = 0.5;
+
+/**
+ * Block when any category reaches its threshold (`categoryThresholds[c]`, else `threshold`). The
+ * verdict's score is the highest category score relative to which the decision was made.
+ */
+export function safetyVerdict(
+  text: string,
+  threshold = DEFAULT_SAFETY_THRESHOLD,
+  categoryThresholds: Partial<Record<SafetyCategory, number>> = {},
+  views?: ScanView[],
+): Verdict {
+  const { scores, signals } = scoreSafety(text, views);
+  let blocking: SafetyCategory | undefined;
+  let top: SafetyCategory = SAFETY_CATEGORIES[0];
+  for (const c of SAFETY_CATEGORIES) {
+    if (scores[c] > scores[top]) top = c;
+    const limit = categoryThresholds[c] ?? threshold;
+    if (scores[c] >= limit && (blocking === undefined || scores[c] > scores[blocking])) blocking = c;
+  }
+  const driver = blocking ?? top;
+  return {
+    check: "content_safety",
+    action: blocking === undefined ? "allow" : "block",
+    score: scores[driver],
+    threshold: categoryThresholds[driver] ?? threshold,
+    evidence: signals.map((s) => ({ label: s.label, start: s.start, end: s.end, score: s.weight })),
+    categories: { ...scores },
+  };
+}
