@@ -68,7 +68,7 @@ const check: handleUnaryCall<CheckRequest, CheckResponse> = (call, callback) => 
   );
 };
 
-/** Routes on headers, redacts "secret" in buffered request bodies, blocks "BLOCK", upper-cases
+/** Misbehaves on request (x-test: wrong-phase / never-answer). Routes on headers, redacts "secret" in buffered request bodies, blocks "BLOCK", upper-cases
  * streamed response chunks; records whether Envoy reset the stream. */
 function makeProcess(observed: {
   resets: number;
@@ -85,6 +85,14 @@ function makeProcess(observed: {
       switch (request?.$case) {
         case "requestHeaders":
         case "responseHeaders": {
+          const test = request.value.headers?.headers.find((h) => h.key === "x-test")?.rawValue;
+          if (test?.toString() === "never-answer") return;
+          if (test?.toString() === "wrong-phase") {
+            const value = { response: {} };
+            return call.write(
+              ProcessingResponse.fromPartial({ response: { $case: "responseHeaders", value } }),
+            );
+          }
           const setHeaders =
             request.$case === "requestHeaders"
               ? [raw("x-evident-upstream", "backend-a")]
@@ -275,4 +283,58 @@ test("Envoy test double: a client reset mid-stream cancels the ext_proc stream a
   await reset;
   t.is(observed.resets, 1);
   t.deepEqual([end.code, end.endedBy], [GrpcCode.CANCELLED, "envoy"]);
+});
+
+test("Envoy test double: a processor answering the wrong phase fails the request with 500 and a reset", async (t) => {
+  const { envoy, stop, observed, reset } = await startServer();
+  t.teardown(stop);
+  const session = new ExtProcSession(envoy.externalProcessor, {
+    method: "GET",
+    path: "/v1/models",
+    headers: { "x-test": "wrong-phase" },
+  });
+  const result = await session.requestHeaders({ endOfStream: true });
+  t.is(result.kind, "failed");
+  t.is(session.localReply?.status, 500);
+  t.deepEqual((await session.ended).endedBy, "envoy");
+  await reset;
+  t.is(observed.resets, 1);
+});
+
+test("Envoy test double: a processor that never answers hits the message timeout; failure_mode_allow passes through", async (t) => {
+  const { envoy, stop } = await startServer();
+  t.teardown(stop);
+  const request = { method: "GET", path: "/v1/models", headers: { "x-test": "never-answer" } };
+  const closed = new ExtProcSession(envoy.externalProcessor, request, { messageTimeoutMs: 100 });
+  const open = new ExtProcSession(envoy.externalProcessor, request, {
+    messageTimeoutMs: 100,
+    failureModeAllow: true,
+  });
+  const [failClosed, failOpen] = await Promise.all([
+    closed.requestHeaders(),
+    open.requestHeaders(),
+  ]);
+  t.deepEqual(failClosed, { kind: "failed", reason: "per-message timeout exceeded" });
+  t.is(closed.localReply?.status, 500);
+  t.is(failOpen.kind, "passed-through");
+  t.is(open.localReply, undefined);
+  t.is((await open.responseHeaders(200, {})).kind, "passed-through");
+});
+
+test("Envoy test double: a failed Check call answers 403 (status_on_error) unless failure_mode_allow", async (t) => {
+  const { envoy, stop } = await startServer();
+  stop(); // nothing listens any more: the Check call fails with UNAVAILABLE
+  const unreachable = connectEnvoy(envoy.authorization.getChannel().getTarget());
+  t.teardown(() => unreachable.close());
+  const request = { method: "GET", path: "/v1/models", headers: { authorization: "Bearer k" } };
+  const closed = await sendCheck(unreachable.authorization, request, { timeoutMs: 2000 });
+  const open = await sendCheck(unreachable.authorization, request, {
+    timeoutMs: 2000,
+    failureModeAllow: true,
+  });
+  if (closed.kind !== "error" || open.kind !== "error")
+    return t.fail("expected failed Check calls");
+  t.is(closed.caller?.status, 403);
+  t.is(open.caller, undefined);
+  t.is(headerValue(open.upstream?.headers ?? [], "authorization"), "Bearer k");
 });

@@ -9,6 +9,7 @@ import {
   CommonResponse_ResponseStatus,
   type HeaderMutation,
   type ImmediateResponse,
+  type ProcessingResponse,
 } from "../../proto/gen/envoy/service/ext_proc/v3/external_processor.js";
 import {
   applyExtProcHeaderMutation,
@@ -137,6 +138,30 @@ export function applyTrailersResponse(
   if (!result.ok) return result;
   state.trailers = result.headers;
   return { ok: true, rejected: result.rejected, clearRouteCache: false, replaced: false };
+}
+
+/** Applies the answer to one message (its phase already checked) to that direction's state. */
+export function applyProcessingResponse(
+  state: HttpMessageState,
+  response: ProcessingResponse,
+  chunk: Buffer,
+  mode: BodyMode,
+  encoding: HeaderEncoding,
+): ApplyResult {
+  const answer = response.response;
+  switch (answer?.$case) {
+    case "requestHeaders":
+    case "responseHeaders":
+      return applyHeadersResponse(state, answer.value.response, encoding);
+    case "requestBody":
+    case "responseBody":
+      return applyBodyResponse(state, answer.value.response, chunk, mode, encoding);
+    case "requestTrailers":
+    case "responseTrailers":
+      return applyTrailersResponse(state, answer.value.headerMutation, encoding);
+    default:
+      return { ok: false, reason: `not an answer to a message: ${answer?.$case ?? "empty"}` };
+  }
 }
 
 /** The reply Envoy sends for an ImmediateResponse (a status below 200 or absent becomes 200). */

@@ -23,10 +23,7 @@ import {
   toHeaderList,
 } from "./envoy-headers.js";
 import {
-  type ApplyResult,
-  applyBodyResponse,
-  applyHeadersResponse,
-  applyTrailersResponse,
+  applyProcessingResponse,
   type BodyMode,
   type HttpMessageState,
   type LocalReply,
@@ -101,6 +98,7 @@ export class ExtProcSession {
 
   private readonly call: ClientDuplexStream<ProcessingRequest, ProcessingResponse>;
   private readonly encoding: HeaderEncoding;
+  private readonly bodyModes: Record<Direction, BodyMode>;
   private readonly pending: Pending[] = [];
   private readonly replaced = new Set<Direction>();
   private complete = false;
@@ -112,6 +110,10 @@ export class ExtProcSession {
     private readonly options: ExtProcSessionOptions = {},
   ) {
     this.encoding = options.headerEncoding ?? "raw_value";
+    this.bodyModes = {
+      request: options.requestBodyMode ?? "BUFFERED",
+      response: options.responseBodyMode ?? "STREAMED",
+    };
     this.upstream = { headers: envoyRequestHeaders(request), body: Buffer.alloc(0), trailers: [] };
     this.call = client.process(options.metadata ?? new Metadata());
     this.ended = new Promise((resolve) => {
@@ -258,7 +260,10 @@ export class ExtProcSession {
         `spurious message: got ${answer?.$case ?? "an empty response"} while waiting for ${head.phase}`,
       );
     }
-    const applied = this.apply(head, response);
+    const direction = directionOf(head.phase);
+    const state = direction === "request" ? this.upstream : this.downstream;
+    const mode = this.bodyModes[direction];
+    const applied = applyProcessingResponse(state, response, head.chunk, mode, this.encoding);
     if (!applied.ok) {
       this.pending.unshift(head);
       return this.fail(applied.reason);
@@ -267,36 +272,6 @@ export class ExtProcSession {
     if (applied.clearRouteCache) this.routeCacheCleared = true;
     if (applied.replaced) this.replaced.add(directionOf(head.phase));
     head.resolve({ kind: "continued", response });
-  }
-
-  private apply(head: Pending, response: ProcessingResponse): ApplyResult {
-    const answer = response.response;
-    const state = directionOf(head.phase) === "request" ? this.upstream : this.downstream;
-    const mode =
-      directionOf(head.phase) === "request"
-        ? this.options.requestBodyMode
-        : this.options.responseBodyMode;
-    switch (answer?.$case) {
-      case "requestHeaders":
-      case "responseHeaders":
-        return applyHeadersResponse(state, answer.value.response, this.encoding);
-      case "requestBody":
-      case "responseBody": {
-        const defaultMode = head.phase === "requestBody" ? "BUFFERED" : "STREAMED";
-        return applyBodyResponse(
-          state,
-          answer.value.response,
-          head.chunk,
-          mode ?? defaultMode,
-          this.encoding,
-        );
-      }
-      case "requestTrailers":
-      case "responseTrailers":
-        return applyTrailersResponse(state, answer.value.headerMutation, this.encoding);
-      default:
-        return { ok: false, reason: "empty response" };
-    }
   }
 
   /** A processing failure: Envoy stops using the processor and, unless failure_mode_allow, answers
