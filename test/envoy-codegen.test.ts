@@ -1,184 +1,16 @@
 /**
  * Envoy cannot be installed here: these tests use the "Envoy plays" test double (test/fakes/
- * envoy-client.ts) against a throwaway grpc-js server that implements both services trivially,
- * to prove the generated code (proto/gen/) and the double round-trip Envoy's protocol.
+ * envoy-client.ts) against a throwaway grpc-js server that implements both services trivially
+ * (test/fakes/envoy-stub-services.ts), to prove the generated code (proto/gen/) and the double
+ * round-trip Envoy's protocol.
  */
 import test from "ava";
-import {
-  type handleBidiStreamingCall,
-  type handleUnaryCall,
-  Server,
-  ServerCredentials,
-  status as GrpcCode,
-} from "@grpc/grpc-js";
-import { StatusCode } from "../proto/gen/envoy/type/v3/http_status.js";
-import {
-  AuthorizationService,
-  type CheckRequest,
-  CheckResponse,
-} from "../proto/gen/envoy/service/auth/v3/external_auth.js";
-import {
-  ExternalProcessorService,
-  type ProcessingRequest,
-  ProcessingResponse,
-} from "../proto/gen/envoy/service/ext_proc/v3/external_processor.js";
+import { status as GrpcCode } from "@grpc/grpc-js";
 import { connectEnvoy, ExtProcSession, headerValue, sendCheck } from "./fakes/envoy-client.js";
-
-const raw = (key: string, value: string) => ({ header: { key, rawValue: Buffer.from(value) } });
-
-/** Allows requests carrying a bearer key; denies the others with 401, an envelope and headers. */
-const check: handleUnaryCall<CheckRequest, CheckResponse> = (call, callback) => {
-  const http = call.request.attributes?.request?.http;
-  const requestId = http?.headers["x-request-id"] ?? "";
-  if (http?.headers["authorization"] === undefined) {
-    const body = JSON.stringify({
-      error: { type: "authentication_error", code: "invalid_api_key" },
-    });
-    return callback(
-      null,
-      CheckResponse.fromPartial({
-        status: { code: GrpcCode.UNAUTHENTICATED },
-        httpResponse: {
-          $case: "deniedResponse",
-          value: {
-            status: { code: StatusCode.Unauthorized },
-            headers: [
-              { header: { key: "content-type", value: "application/json" } },
-              { header: { key: "x-request-id", value: requestId } },
-            ],
-            body,
-          },
-        },
-      }),
-    );
-  }
-  callback(
-    null,
-    CheckResponse.fromPartial({
-      status: { code: GrpcCode.OK },
-      httpResponse: {
-        $case: "okResponse",
-        value: {
-          headers: [{ header: { key: "x-evident-customer", value: "cus_1" } }],
-          headersToRemove: ["authorization"],
-          responseHeadersToAdd: [{ header: { key: "x-request-id", value: requestId } }],
-        },
-      },
-    }),
-  );
-};
-
-/** Misbehaves on request (x-test: wrong-phase / never-answer). Routes on headers, redacts "secret" in buffered request bodies, blocks "BLOCK", upper-cases
- * streamed response chunks; records whether Envoy reset the stream. */
-function makeProcess(observed: {
-  resets: number;
-  onReset: () => void;
-}): handleBidiStreamingCall<ProcessingRequest, ProcessingResponse> {
-  return (call) => {
-    call.on("cancelled", () => {
-      observed.resets += 1;
-      observed.onReset();
-    });
-    call.on("end", () => call.end());
-    call.on("data", (message: ProcessingRequest) => {
-      const request = message.request;
-      switch (request?.$case) {
-        case "requestHeaders":
-        case "responseHeaders": {
-          const test = request.value.headers?.headers.find((h) => h.key === "x-test")?.rawValue;
-          if (test?.toString() === "never-answer") return;
-          if (test?.toString() === "wrong-phase") {
-            const value = { response: {} };
-            return call.write(
-              ProcessingResponse.fromPartial({ response: { $case: "responseHeaders", value } }),
-            );
-          }
-          const setHeaders =
-            request.$case === "requestHeaders"
-              ? [raw("x-evident-upstream", "backend-a")]
-              : [raw("x-scanned", "1")];
-          const value = {
-            response: {
-              headerMutation: { setHeaders },
-              clearRouteCache: request.$case === "requestHeaders",
-            },
-          };
-          return call.write(
-            ProcessingResponse.fromPartial({ response: { $case: request.$case, value } }),
-          );
-        }
-        case "requestBody": {
-          const text = request.value.body.toString("utf8");
-          if (text.includes("BLOCK")) {
-            const body = Buffer.from(JSON.stringify({ error: { code: "custom_rule_block" } }));
-            const headers = { setHeaders: [raw("content-type", "application/json")] };
-            const value = {
-              status: { code: StatusCode.BadRequest },
-              headers,
-              body,
-              details: "blocked",
-            };
-            return call.write(
-              ProcessingResponse.fromPartial({ response: { $case: "immediateResponse", value } }),
-            );
-          }
-          const redacted = Buffer.from(text.replaceAll("secret", "[REDACTED]"));
-          const headerMutation = { setHeaders: [raw("content-length", String(redacted.length))] };
-          const bodyMutation = { mutation: { $case: "body" as const, value: redacted } };
-          const value = { response: { headerMutation, bodyMutation } };
-          return call.write(
-            ProcessingResponse.fromPartial({ response: { $case: "requestBody", value } }),
-          );
-        }
-        case "responseBody": {
-          const bodyMutation = {
-            mutation: {
-              $case: "body" as const,
-              value: Buffer.from(request.value.body.toString().toUpperCase()),
-            },
-          };
-          return call.write(
-            ProcessingResponse.fromPartial({
-              response: { $case: "responseBody", value: { response: { bodyMutation } } },
-            }),
-          );
-        }
-        case "requestTrailers":
-        case "responseTrailers":
-          return call.write(
-            ProcessingResponse.fromPartial({ response: { $case: request.$case, value: {} } }),
-          );
-      }
-    });
-  };
-}
-
-async function startServer() {
-  let onReset = () => {};
-  const observed = { resets: 0, onReset: () => onReset() };
-  const reset = new Promise<void>((resolve) => (onReset = resolve));
-  const server = new Server();
-  server.addService(AuthorizationService, { check });
-  server.addService(ExternalProcessorService, { process: makeProcess(observed) });
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (error, bound) =>
-      error ? reject(error) : resolve(bound),
-    );
-  });
-  const envoy = connectEnvoy(`127.0.0.1:${port}`);
-  return {
-    envoy,
-    observed,
-    reset,
-    stop: () => {
-      envoy.close();
-      server.forceShutdown();
-    },
-  };
-}
+import { startStubServices } from "./fakes/envoy-stub-services.js";
 
 test("Envoy test double: a denied Check reaches the caller with its status, headers and body", async (t) => {
-  const { envoy, stop } = await startServer();
+  const { envoy, stop } = await startStubServices();
   t.teardown(stop);
   const outcome = await sendCheck(envoy.authorization, {
     method: "POST",
@@ -195,7 +27,7 @@ test("Envoy test double: a denied Check reaches the caller with its status, head
 });
 
 test("Envoy test double: an allowed Check mutates the request the upstream receives", async (t) => {
-  const { envoy, stop } = await startServer();
+  const { envoy, stop } = await startStubServices();
   t.teardown(stop);
   const outcome = await sendCheck(envoy.authorization, {
     method: "POST",
@@ -210,7 +42,7 @@ test("Envoy test double: an allowed Check mutates the request the upstream recei
 });
 
 test("Envoy test double: an ext_proc stream round-trips headers, a redacted body, streamed chunks and trailers", async (t) => {
-  const { envoy, stop } = await startServer();
+  const { envoy, stop } = await startStubServices();
   t.teardown(stop);
   const body = '{"prompt":"my secret"}';
   const session = new ExtProcSession(envoy.externalProcessor, {
@@ -251,7 +83,7 @@ test("Envoy test double: an ext_proc stream round-trips headers, a redacted body
 });
 
 test("Envoy test double: an ext_proc immediate response becomes the caller's reply and ends processing", async (t) => {
-  const { envoy, stop } = await startServer();
+  const { envoy, stop } = await startStubServices();
   t.teardown(stop);
   const session = new ExtProcSession(envoy.externalProcessor, {
     method: "POST",
@@ -270,7 +102,7 @@ test("Envoy test double: an ext_proc immediate response becomes the caller's rep
 });
 
 test("Envoy test double: a client reset mid-stream cancels the ext_proc stream and the server sees it", async (t) => {
-  const { envoy, stop, observed, reset } = await startServer();
+  const { envoy, stop, observed, reset } = await startStubServices();
   t.teardown(stop);
   const session = new ExtProcSession(envoy.externalProcessor, {
     method: "POST",
@@ -286,7 +118,7 @@ test("Envoy test double: a client reset mid-stream cancels the ext_proc stream a
 });
 
 test("Envoy test double: a processor answering the wrong phase fails the request with 500 and a reset", async (t) => {
-  const { envoy, stop, observed, reset } = await startServer();
+  const { envoy, stop, observed, reset } = await startStubServices();
   t.teardown(stop);
   const session = new ExtProcSession(envoy.externalProcessor, {
     method: "GET",
@@ -302,7 +134,7 @@ test("Envoy test double: a processor answering the wrong phase fails the request
 });
 
 test("Envoy test double: a processor that never answers hits the message timeout; failure_mode_allow passes through", async (t) => {
-  const { envoy, stop } = await startServer();
+  const { envoy, stop } = await startStubServices();
   t.teardown(stop);
   const request = { method: "GET", path: "/v1/models", headers: { "x-test": "never-answer" } };
   const closed = new ExtProcSession(envoy.externalProcessor, request, { messageTimeoutMs: 100 });
@@ -322,7 +154,7 @@ test("Envoy test double: a processor that never answers hits the message timeout
 });
 
 test("Envoy test double: a failed Check call answers 403 (status_on_error) unless failure_mode_allow", async (t) => {
-  const { envoy, stop } = await startServer();
+  const { envoy, stop } = await startStubServices();
   stop(); // nothing listens any more: the Check call fails with UNAVAILABLE
   const unreachable = connectEnvoy(envoy.authorization.getChannel().getTarget());
   t.teardown(() => unreachable.close());
