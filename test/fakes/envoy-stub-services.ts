@@ -67,8 +67,11 @@ const check: handleUnaryCall<CheckRequest, CheckResponse> = (call, callback) => 
   );
 };
 
-/** Misbehaves on request (x-test: wrong-phase / never-answer). Routes on headers, redacts "secret" in buffered request bodies, blocks "BLOCK", upper-cases
- * streamed response chunks; records whether Envoy reset the stream. */
+/**
+ * Sets a routing header, redacts "secret" in buffered request bodies, blocks bodies containing
+ * "BLOCK", upper-cases streamed response chunks, and misbehaves on request (header x-test:
+ * wrong-phase or never-answer); counts the streams Envoy reset.
+ */
 function makeProcess(observed: {
   resets: number;
   onReset: () => void;
