@@ -85,9 +85,7 @@ const CONTRACT: {
   },
 };
 
-function root(
-  crd: LoadedCrd,
-): OpenApiSchema & {
+function root(crd: LoadedCrd): OpenApiSchema & {
   properties: { [k: string]: OpenApiSchema & { properties: object; required?: string[] } };
 } {
   return crd.doc.spec.versions[0]?.schema.openAPIV3Schema as never;
