@@ -25,6 +25,8 @@ export function buildHttpServer(ctx: AppContext, routes: readonly AnyRouteSpec[]
     forceCloseConnections: "idle",
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
   });
+  // JSON APIs: a text/plain body is refused with 415 rather than parsed as a string.
+  app.removeContentTypeParser("text/plain");
   app.decorateRequest("caller", undefined);
   app.decorateRequest("startedAt", 0n);
 
