@@ -1,0 +1,62 @@
+import { legalHoldSpec, type LegalHoldSpec } from "../crd/specs.js";
+import { LEGAL_HOLDS } from "../kube/resources.js";
+import { legalHoldBody, type NativeApi } from "../native/native-client.js";
+import type { Controller, SyncContext, SyncResult } from "../runtime/controller.js";
+import { readyConditions } from "../runtime/controller.js";
+import { driftedFields } from "../runtime/json-compare.js";
+import { nativeFailure } from "../runtime/sync-failure.js";
+
+/**
+ * LegalHold CR -> /api/v1/audit/legal-hold. Holds cannot be edited, so a spec change (or a hold
+ * released outside Kubernetes) places a new hold first and only then releases the old one: audit
+ * records are never left uncovered.
+ */
+export function legalHoldController(native: NativeApi): Controller<LegalHoldSpec> {
+  return {
+    resource: LEGAL_HOLDS,
+    schema: legalHoldSpec,
+    async sync(context: SyncContext<LegalHoldSpec>): Promise<SyncResult> {
+      const body = legalHoldBody(context.spec);
+      const knownId = typeof context.status.holdId === "string" ? context.status.holdId : undefined;
+      try {
+        const holds = await native.legalHolds.list();
+        const current = holds.find((h) => h.id === knownId);
+        const specChanged = current !== undefined && driftedFields(body, current).length > 0;
+        if (current && current.active && !specChanged) {
+          return {
+            status: { holdId: current.id, active: true },
+            conditions: readyConditions(true, "Active", `hold ${current.id} is active`),
+          };
+        }
+        const created = await native.legalHolds.create(body);
+        await context.checkpoint({ holdId: created.id, active: created.active });
+        if (current?.active) await native.legalHolds.delete(current.id);
+        const events: SyncResult["events"] = [];
+        if (knownId === undefined)
+          events.push({ type: "Normal", reason: "Placed", message: `placed hold ${created.id}` });
+        else if (specChanged)
+          events.push({
+            type: "Normal",
+            reason: "Replaced",
+            message: `replaced hold ${knownId} with ${created.id}`,
+          });
+        else
+          events.push({
+            type: "Warning",
+            reason: "DriftReverted",
+            message: `hold ${knownId} was released outside Kubernetes; placed ${created.id}`,
+          });
+        return {
+          status: { holdId: created.id, active: created.active },
+          conditions: readyConditions(true, "Active", `hold ${created.id} is active`),
+          events,
+        };
+      } catch (err) {
+        return nativeFailure(err, {});
+      }
+    },
+    async cleanup({ status }): Promise<void> {
+      if (typeof status.holdId === "string") await native.legalHolds.delete(status.holdId);
+    },
+  };
+}

@@ -1,0 +1,148 @@
+import test from "ava";
+import { GatewayError } from "../../dataplane/core/errors.js";
+import { FINALIZER, MODELS } from "../kube/resources.js";
+import { MODEL_SPEC, ReconcileHarness } from "../testing/reconcile-harness.js";
+
+test("a Model CR registers the model through the native API and shows its id and Ready", async (t) => {
+  const h = new ReconcileHarness();
+  h.apply(MODELS, "llama", MODEL_SPEC);
+  await h.reconcile(MODELS, "llama");
+
+  const [model] = [...h.native.modelStore.values()];
+  t.is(model?.name, "llama-3-8b");
+  t.deepEqual(model?.pricing, { input_per_1k: 0.1, output_per_1k: 0.2 });
+  t.is(model?.required_tier, "pro");
+  t.is(h.status(MODELS, "llama").modelId, model?.id);
+  t.is(h.condition(MODELS, "llama", "Ready")?.status, "True");
+  t.is(h.condition(MODELS, "llama", "Ready")?.observedGeneration, 1);
+  t.deepEqual(h.get(MODELS, "llama")?.metadata.finalizers, [FINALIZER]);
+  t.true(h.eventReasons("llama").includes("Registered"));
+});
+
+test("reconciling a Model twice registers it once and writes nothing the second time", async (t) => {
+  const h = new ReconcileHarness();
+  h.apply(MODELS, "llama", MODEL_SPEC);
+  await h.reconcile(MODELS, "llama");
+  const writes = h.native.writes.length;
+  const rv = h.get(MODELS, "llama")?.metadata.resourceVersion;
+  await h.reconcile(MODELS, "llama");
+  t.is(h.native.writes.length, writes);
+  t.is(h.native.modelStore.size, 1);
+  t.is(h.get(MODELS, "llama")?.metadata.resourceVersion, rv);
+});
+
+test("a 409 model_version_exists adopts the model already registered under that name and version", async (t) => {
+  const h = new ReconcileHarness();
+  const existing = await h.native.models.create({
+    name: "llama-3-8b",
+    version: "1",
+    modality: "text",
+    aliases: ["llama"],
+    required_tier: "pro",
+    pricing: { input_per_1k: 0.1, output_per_1k: 0.2 },
+    engine_artifacts: { modelUri: "meta-llama/Meta-Llama-3-8B-Instruct" },
+  });
+  h.apply(MODELS, "llama", MODEL_SPEC);
+  await h.reconcile(MODELS, "llama");
+  t.is(h.status(MODELS, "llama").modelId, existing.id);
+  t.is(h.native.modelStore.size, 1);
+});
+
+test("engine_artifacts changed through the REST API are reverted to the CR's spec", async (t) => {
+  const h = new ReconcileHarness();
+  h.apply(MODELS, "llama", MODEL_SPEC);
+  await h.reconcile(MODELS, "llama");
+  const id = String(h.status(MODELS, "llama").modelId);
+  await h.native.models.patch(id, { engine_artifacts: { modelUri: "someone/else" } });
+  await h.reconcile(MODELS, "llama");
+  t.deepEqual(h.native.modelStore.get(id)?.engine_artifacts, MODEL_SPEC.engineArtifacts);
+  t.true(h.eventReasons("llama").includes("DriftReverted"));
+});
+
+test("a Model deleted through the REST API is registered again", async (t) => {
+  const h = new ReconcileHarness();
+  h.apply(MODELS, "llama", MODEL_SPEC);
+  await h.reconcile(MODELS, "llama");
+  const first = String(h.status(MODELS, "llama").modelId);
+  await h.native.models.delete(first);
+  await h.reconcile(MODELS, "llama");
+  const second = h.status(MODELS, "llama").modelId;
+  t.not(second, first);
+  t.true(h.native.modelStore.has(String(second)));
+});
+
+test("editing a frozen Model field is reported as Synced=False/FrozenFieldChanged", async (t) => {
+  const h = new ReconcileHarness();
+  h.apply(MODELS, "llama", MODEL_SPEC);
+  await h.reconcile(MODELS, "llama");
+  h.apply(MODELS, "llama", { ...MODEL_SPEC, pricing: { inputPer1k: 9, outputPer1k: 9 } });
+  await h.reconcile(MODELS, "llama");
+  const synced = h.condition(MODELS, "llama", "Synced");
+  t.is(synced?.reason, "FrozenFieldChanged");
+  t.regex(synced?.message ?? "", /pricing/);
+  t.is(synced?.observedGeneration, 2);
+});
+
+test("a 422 from the native API becomes the Synced condition's message, without a retry", async (t) => {
+  const h = new ReconcileHarness();
+  h.native.failNext(
+    "models.create",
+    new GatewayError("validation_failed", "invalid model", {
+      detail: [{ loc: ["body", "context_window"], msg: "too large", type: "value_error" }],
+    }),
+  );
+  h.apply(MODELS, "llama", MODEL_SPEC);
+  await t.notThrowsAsync(h.reconcile(MODELS, "llama"));
+  const synced = h.condition(MODELS, "llama", "Synced");
+  t.is(synced?.reason, "ValidationFailed");
+  t.is(synced?.message, "invalid model: body.context_window: too large");
+});
+
+test("a transient native API failure is retried and succeeds on the next attempt", async (t) => {
+  const h = new ReconcileHarness();
+  h.native.failNext(
+    "models.create",
+    new GatewayError("upstream_unavailable", "connection refused"),
+  );
+  h.apply(MODELS, "llama", MODEL_SPEC);
+  await t.throwsAsync(h.reconcile(MODELS, "llama"));
+  t.is(h.condition(MODELS, "llama", "Synced")?.reason, "SyncFailed");
+  await h.reconcile(MODELS, "llama");
+  t.is(h.condition(MODELS, "llama", "Ready")?.status, "True");
+  t.is(h.native.modelStore.size, 1);
+});
+
+test("an invalid spec is reported as InvalidSpec and nothing is registered", async (t) => {
+  const h = new ReconcileHarness();
+  h.apply(MODELS, "bad", { ...MODEL_SPEC, modality: "smell" });
+  await h.reconcile(MODELS, "bad");
+  t.is(h.condition(MODELS, "bad", "Ready")?.reason, "InvalidSpec");
+  t.regex(h.condition(MODELS, "bad", "Ready")?.message ?? "", /spec\.modality/);
+  t.is(h.native.modelStore.size, 0);
+});
+
+test("deleting a Model CR deregisters the model, then releases the finalizer", async (t) => {
+  const h = new ReconcileHarness();
+  h.apply(MODELS, "llama", MODEL_SPEC);
+  await h.reconcile(MODELS, "llama");
+  h.delete(MODELS, "llama");
+  t.truthy(h.get(MODELS, "llama")?.metadata.deletionTimestamp);
+  await h.reconcile(MODELS, "llama");
+  t.is(h.native.modelStore.size, 0);
+  t.is(h.get(MODELS, "llama"), undefined);
+});
+
+test("deleting a Model that still has active deployments keeps retrying and says why", async (t) => {
+  const h = new ReconcileHarness();
+  h.apply(MODELS, "llama", MODEL_SPEC);
+  await h.reconcile(MODELS, "llama");
+  await h.native.deployments.create({
+    model_id: String(h.status(MODELS, "llama").modelId),
+    scaling: { min_replicas: 1, max_replicas: 1 },
+  });
+  h.delete(MODELS, "llama");
+  const err = await t.throwsAsync(h.reconcile(MODELS, "llama"));
+  t.is((err as GatewayError).code, "model_has_active_deployments");
+  t.is(h.condition(MODELS, "llama", "Ready")?.reason, "CleanupFailed");
+  t.truthy(h.get(MODELS, "llama"));
+});

@@ -1,0 +1,50 @@
+/** JSON comparisons used to detect drift. */
+
+/** Deep equality of JSON values where a missing field equals an empty array, object or null. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return canonical(a) === canonical(b);
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(normalize(value)) ?? "null";
+}
+
+function normalize(value: unknown): unknown {
+  if (Array.isArray(value)) return value.length === 0 ? undefined : value.map(normalize);
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value)
+      .map(([k, v]) => [k, normalize(v)] as const)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return entries.length === 0 ? undefined : Object.fromEntries(entries);
+  }
+  return value === null ? undefined : value;
+}
+
+/** The body fields whose values differ in the native object (for drift messages). */
+export function driftedFields(body: object, native: object): string[] {
+  const nativeRecord = native as Record<string, unknown>;
+  return Object.entries(body)
+    .filter(([key, value]) => !sameJson(value, nativeRecord[key]))
+    .map(([key]) => key);
+}
+
+/** True when every field of part is present with the same value in whole (server defaults ignored). */
+export function containsJson(whole: unknown, part: unknown): boolean {
+  if (Array.isArray(part)) {
+    return (
+      Array.isArray(whole) &&
+      whole.length === part.length &&
+      part.every((item, i) => containsJson(whole[i], item))
+    );
+  }
+  if (typeof part === "object" && part !== null) {
+    if (typeof whole !== "object" || whole === null || Array.isArray(whole)) return false;
+    const record = whole as Record<string, unknown>;
+    return Object.entries(part).every(([key, value]) => containsJson(record[key], value));
+  }
+  return (
+    whole === part ||
+    (typeof part === "number" && typeof whole === "string" && String(part) === whole)
+  );
+}
