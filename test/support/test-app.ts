@@ -30,7 +30,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<Runnin
   const stores = config.DATABASE_URL
     ? undefined
     : { db: await openPglite(undefined), redis: undefined, broadcast: memoryBroadcast() };
-  const app = await createApp(config, { logger: pino({ level: "silent" }), clock: options.clock, stores });
+  const app = await createApp(config, {
+    logger: pino({ level: "silent" }),
+    clock: options.clock,
+    stores,
+  });
   await app.http.listen({ port: 0, host: "127.0.0.1" });
   const address = app.http.server.address();
   const port = typeof address === "object" && address ? address.port : 0;
@@ -63,7 +67,7 @@ export async function call(
   }
   const res = await fetch(`${base}${path}`, init);
   const text = await res.text();
-  let json: Record<string, unknown> = {};
+  let json: Record<string, unknown>;
   try {
     json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
   } catch {
@@ -73,6 +77,10 @@ export async function call(
 }
 
 /** The `error` object of an envelope, typed for assertions. */
-export function errorOf(json: Record<string, unknown>): { message: string; type: string; code: string } {
+export function errorOf(json: Record<string, unknown>): {
+  message: string;
+  type: string;
+  code: string;
+} {
   return json.error as { message: string; type: string; code: string };
 }

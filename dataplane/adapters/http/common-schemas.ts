@@ -18,7 +18,7 @@ export const displayName = z
   .trim()
   .min(1)
   .max(200)
-  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "must not contain control characters");
+  .refine((s) => ![...s].some(isControlCharacter), "must not contain control characters");
 
 export const errorSchema = z.object({
   error: z.object({
@@ -47,4 +47,9 @@ export function listBody<T>(
   limit: number,
 ): { object: "list"; data: T[]; has_more: boolean } {
   return { object: "list", data: rows.slice(0, limit), has_more: rows.length > limit };
+}
+
+function isControlCharacter(ch: string): boolean {
+  const code = ch.codePointAt(0) ?? 0;
+  return code < 0x20 || code === 0x7f;
 }

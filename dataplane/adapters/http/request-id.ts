@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The caller's X-Request-ID when it is a sane value, else a fresh one. */
 export function requestIdFrom(header: string | string[] | undefined, trust: boolean): string {
