@@ -216,8 +216,7 @@ export class MemoryNativeApi implements NativeApi {
     delete: async (id) => {
       this.enter("legalHolds.delete");
       const hold = this.holdStore.get(id);
-      if (!hold) throw new GatewayError("resource_not_found", `legal hold ${id} not found`);
-      if (!hold.active) return;
+      if (!hold || !hold.active) return;
       hold.active = false;
       this.writes.push("DELETE legal-hold");
     },

@@ -10,7 +10,14 @@ import { guardrailRuleController } from "../controllers/guardrail-rule.js";
 import { legalHoldController } from "../controllers/legal-hold.js";
 import { modelController } from "../controllers/model.js";
 import { routeController } from "../controllers/route.js";
-import { ALL_RESOURCES, EVENTS, EVIDENT_API_VERSION } from "../kube/resources.js";
+import {
+  ALL_RESOURCES,
+  APPS_DEPLOYMENTS,
+  EVENTS,
+  EVIDENT_API_VERSION,
+  PODS,
+} from "../kube/resources.js";
+import { workloadLabels } from "../controllers/deployment-workload.js";
 import { isRecord, type KubeObject, type ResourceType } from "../kube/types.js";
 import { ManualClock } from "../runtime/clock.js";
 import type { Controller } from "../runtime/controller.js";
@@ -101,6 +108,57 @@ export class ReconcileHarness {
       .list(EVENTS, NS)
       .items.filter((e) => isRecord(e.regarding) && e.regarding.name === name)
       .map((e) => String(e.reason));
+  }
+
+  /** Plays kube-controller-manager: the engine's apps/v1 Deployment reports available replicas. */
+  markWorkloadAvailable(workload: string): void {
+    this.store.update(
+      APPS_DEPLOYMENTS,
+      NS,
+      workload,
+      (d) => ({
+        ...d,
+        status: {
+          observedGeneration: d.metadata.generation,
+          replicas: 1,
+          availableReplicas: 1,
+          conditions: [{ type: "Available", status: "True" }],
+        },
+      }),
+      "status",
+    );
+  }
+
+  /** Plays the kubelet: a pod of the current template whose container waits with reason. */
+  addPod(workload: string, crName: string, waitingReason?: string): void {
+    const apps = this.store.get(APPS_DEPLOYMENTS, NS, workload);
+    const template = isRecord(apps.spec) && isRecord(apps.spec.template) ? apps.spec.template : {};
+    const metadata = isRecord(template.metadata) ? template.metadata : {};
+    const annotations = isRecord(metadata.annotations)
+      ? (metadata.annotations as Record<string, string>)
+      : {};
+    const pod = this.store.create(PODS, NS, {
+      metadata: {
+        name: `${workload}-${this.store.currentResourceVersion()}`,
+        namespace: NS,
+        labels: workloadLabels(crName),
+        annotations,
+      },
+    });
+    this.store.update(PODS, NS, pod.metadata.name, (p) => ({
+      ...p,
+      status: {
+        containerStatuses: [
+          {
+            name: "engine",
+            ready: false,
+            state: waitingReason
+              ? { waiting: { reason: waitingReason, message: "back-off restarting" } }
+              : { running: {} },
+          },
+        ],
+      },
+    }));
   }
 
   delete(resource: ResourceType, name: string): void {
