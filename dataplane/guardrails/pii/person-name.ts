@@ -1,7 +1,263 @@
 import type { PiiDetector, PiiMatch } from "./entities.js";
+import { isFirstName, isLastName } from "./name-lexicon.js";
+import { NOT_NAME_WORDS, ORGANISATION_OR_PLACE_SUFFIXES } from "./not-name-words.js";
+import { isPlaceName } from "./place-names.js";
 
-export function findPersonNames(_text: string): PiiMatch[] {
-  return [];
+/**
+ * Person names, heuristically (no model weights run here): sequences of capitalised words
+ * ("Faina D. Yefremova", "Adam McDowell", "Maika van de Noort") scored by
+ * - a name lexicon (first and last names of many locales, see name-lexicon.ts),
+ * - cues before: titles ("Mr.", "Dr."), phrases ("my name is", "I'm", "what's your name?"),
+ *   weaker ones ("said", "with", "founders:"),
+ * - cues after: a possessive "'s", a person verb ("is from", "lives in", "said"),
+ * - coreference: a single word equal to a part of a name already found in the same text.
+ * Places (from ICU data), organisation and street suffixes ("Orchestra", "Street") and common
+ * capitalised words ("The", "Please") are not names. Lower-case names are taken only right after
+ * a strong cue ("my name is lena andersson").
+ */
+
+const WORD_TOKEN =
+  "(?:\\p{Lu}\\p{Ll}{0,2}\\p{Lu}[\\p{Ll}\\p{M}]+|\\p{Lu}[\\p{Ll}\\p{M}]+(?:[-'’]\\p{L}[\\p{Ll}\\p{M}]+)*|\\p{Lu}\\.?)";
+const TOKEN = new RegExp(
+  `(?<![\\p{L}\\p{N}_'’])${WORD_TOKEN}(?![\\p{L}\\p{N}_]|['’](?:t|ll|re|ve|d|m)\\b)`,
+  "gu",
+);
+const PARTICLES = new Set([
+  "van",
+  "von",
+  "de",
+  "da",
+  "del",
+  "della",
+  "der",
+  "den",
+  "di",
+  "du",
+  "la",
+  "le",
+  "bin",
+  "ibn",
+  "al",
+  "dos",
+  "das",
+  "ter",
+  "ten",
+]);
+const TITLES = new Set(
+  "mr mrs ms miss mx dr prof sir madam madame mme herr frau sra dott mlle".split(" "),
+);
+/** Cues of one or two words right before a name: "name is", "i'm", "named". */
+const STRONG_CUES = new Set([
+  "name is",
+  "name was",
+  "name:",
+  "name -",
+  "name?",
+  "i'm",
+  "im",
+  "i am",
+  "this is",
+  "call me",
+  "calls me",
+  "named",
+  "called",
+  "signed",
+  "regards",
+  "sincerely",
+  "name's",
+]);
+const WEAK_CUES = new Set(
+  (
+    "by with to from under for and or asked told said met meet saw dear hi hello hey thanks ask speak spoke " +
+    "assistant manager partner wife husband son daughter mother father brother sister friend colleague " +
+    "founder founders heard tell early me"
+  ).split(" "),
+);
+const PREVIOUS_WORDS = /([\p{L}']+[:?,.-]?|[:?-])(?:\s+([\p{L}']+[:?,.-]?|[:?-]))?\s+$/u;
+
+interface Cues {
+  strong: boolean;
+  weak: boolean;
+}
+
+/** Looks at the one or two words before `start` (lower-cased, punctuation kept for "name:"). */
+function cuesBefore(text: string, start: number): Cues {
+  const before = text
+    .slice(Math.max(0, start - 24), start)
+    .toLowerCase()
+    .replace(/’/g, "'");
+  const m = PREVIOUS_WORDS.exec(before);
+  if (m === null) return { strong: false, weak: false };
+  const [, a = "", b] = m;
+  const last = b ?? a;
+  const pair = b === undefined ? last : `${a} ${b}`;
+  const bare = last.replace(/[:?,.-]$/, "");
+  const strong =
+    STRONG_CUES.has(pair) ||
+    STRONG_CUES.has(last) ||
+    STRONG_CUES.has(pair.replace(/,$/, "")) ||
+    TITLES.has(bare) ||
+    (b !== undefined && a.endsWith("'s") && bare === "name");
+  return { strong, weak: WEAK_CUES.has(bare) };
+}
+
+const AFTER_CUES =
+  /^(?:['’]s\b|,?\s+(?:said|says|wrote|asked|replied|told|is\s+from|was\s+born|spent|lives|had\s+given|was\s+a|just|so\s+\w+\?)\b|:\s|,\s+(?:can|could|would|will)\s+(?:i|you)\b)/iu;
+const PERSON_VERBS_AFTER =
+  /^,?\s+(?:said|says|wrote|replied|is\s+from|was\s+born|spent\s+a|lives\s+(?:on|in|at)|had\s+given)\b/iu;
+
+interface Sequence {
+  start: number;
+  end: number;
+  words: string[];
+}
+
+const plain = (word: string): string => word.replace(/\.$/, "").toLowerCase();
+const isInitial = (word: string): boolean => /^\p{Lu}\.?$/u.test(word);
+
+function isParticleGap(gap: string): boolean {
+  if (gap.length < 3 || gap.length > 16) return false;
+  const inner = gap.trim();
+  return (
+    inner.length > 0 &&
+    gap.startsWith(" ") &&
+    gap.endsWith(" ") &&
+    inner.split(" ").every((w) => PARTICLES.has(w))
+  );
+}
+
+function sequences(text: string): Sequence[] {
+  const out: Sequence[] = [];
+  let current: Sequence | undefined;
+  for (const m of text.matchAll(TOKEN)) {
+    const gap =
+      current === undefined || m.index - current.end > 16 ? "\n" : text.slice(current.end, m.index);
+    const previous = current?.words.at(-1) ?? "";
+    const joinable = gap === " " || (gap === "" && previous.endsWith(".")) || isParticleGap(gap);
+    if (current !== undefined && joinable) {
+      if (isParticleGap(gap)) current.words.push(...gap.trim().split(" "));
+      current.words.push(m[0]);
+      current.end = m.index + m[0].length;
+    } else {
+      if (current !== undefined) out.push(current);
+      current = { start: m.index, end: m.index + m[0].length, words: [m[0]] };
+    }
+  }
+  if (current !== undefined) out.push(current);
+  return out.flatMap((seq) => trimNotNames(text, seq));
+}
+
+/** Drops common words and initials from both ends: "Hello Anna" -> "Anna", "Dr" -> nothing. */
+function trimNotNames(text: string, seq: Sequence): Sequence[] {
+  const words = [...seq.words];
+  let start = seq.start;
+  let end = seq.end;
+  while (
+    words.length > 0 &&
+    (NOT_NAME_WORDS.has(plain(words[0] ?? "")) || isInitial(words[0] ?? ""))
+  ) {
+    const word = words.shift() ?? "";
+    start = text.indexOf(words[0] ?? "", start + word.length);
+  }
+  while (words.length > 0 && NOT_NAME_WORDS.has(plain(words.at(-1) ?? ""))) {
+    words.pop();
+    const last = words.at(-1);
+    end = last === undefined ? start : text.lastIndexOf(last, end) + last.length;
+  }
+  if (words.length === 0 || start < 0) return [];
+  if (text.slice(start, end).endsWith(".") && isInitial(words.at(-1) ?? "")) end -= 1;
+  return [{ start, end, words }];
+}
+
+function atSentenceStart(text: string, start: number): boolean {
+  return start === 0 || /(?:^|[.!?:;"“(\n])\s*$/u.test(text.slice(Math.max(0, start - 3), start));
+}
+
+function scoreSequence(text: string, seq: Sequence): number {
+  const named = seq.words.filter((w) => !isInitial(w) && !PARTICLES.has(w));
+  const words = named.map(plain);
+  const first = words[0] ?? "";
+  const last = words.at(-1) ?? "";
+  if (words.length === 0 || words.length > 5) return 0;
+  if (isPlaceName(words.join(" ")) || words.some((w) => NOT_NAME_WORDS.has(w))) return 0;
+  if (words.some((w) => ORGANISATION_OR_PLACE_SUFFIXES.has(w))) return 0;
+  const before = text.slice(Math.max(0, seq.start - 5), seq.start);
+  // "the Packager", "The Princess Royal": an article makes it a thing or a role.
+  if (/\bthe\s+$/iu.test(before) && !(isFirstName(first) && isLastName(last) && words.length > 1))
+    return 0;
+  const after = text.slice(seq.end, seq.end + 24);
+  const cues = cuesBefore(text, seq.start);
+  const cued = cues.strong;
+  const weak = cues.weak || AFTER_CUES.test(after);
+  const firstKnown = isFirstName(first);
+  if (words.length > 1) {
+    const lastKnown = isLastName(last);
+    if (cued || (firstKnown && lastKnown)) return 0.85;
+    if (firstKnown) return weak || !atSentenceStart(text, seq.start) ? 0.8 : 0.7;
+    return weak ? (lastKnown ? 0.7 : 0.6) : 0;
+  }
+  if (isPlaceName(first)) return 0;
+  if (cued) return 0.85;
+  if (firstKnown || isLastName(first))
+    return weak ? 0.75 : atSentenceStart(text, seq.start) ? 0.55 : 0.6;
+  return PERSON_VERBS_AFTER.test(after) ? 0.6 : 0;
+}
+
+const LOWER_NAME =
+  /^((?:\p{Ll}[\p{Ll}\p{M}]+|\p{Ll}\.?)(?: (?:\p{Ll}[\p{Ll}\p{M}]+|\p{Ll}\.?)){0,3})/u;
+
+/** "my name is lena andersson": lower-case words right after a strong cue, first one a known name. */
+function lowerCaseNames(text: string): PiiMatch[] {
+  const matches: PiiMatch[] = [];
+  const cue = /\b(?:name\s+is|name:|calls?\s+me)\s+/giu;
+  for (const m of text.matchAll(cue)) {
+    const start = m.index + m[0].length;
+    const words = LOWER_NAME.exec(text.slice(start, start + 80))?.[1]?.split(" ") ?? [];
+    const taken: string[] = [];
+    for (const word of words) {
+      const known = isFirstName(word) || isLastName(word) || /^\p{Ll}\.?$/u.test(word);
+      if (!known || NOT_NAME_WORDS.has(plain(word))) break;
+      taken.push(word);
+    }
+    while (taken.length > 0 && /^\p{Ll}\.?$/u.test(taken.at(-1) ?? "")) taken.pop();
+    if (taken.length === 0 || !isFirstName(taken[0] ?? "")) continue;
+    matches.push({ entity_type: "PERSON", start, end: start + taken.join(" ").length, score: 0.7 });
+  }
+  return matches;
+}
+
+const THRESHOLD = 0.6;
+
+export function findPersonNames(text: string): PiiMatch[] {
+  const matches: PiiMatch[] = [];
+  const rejected: Sequence[] = [];
+  for (const seq of sequences(text)) {
+    const score = scoreSequence(text, seq);
+    if (score >= THRESHOLD)
+      matches.push({ entity_type: "PERSON", start: seq.start, end: seq.end, score });
+    else rejected.push(seq);
+  }
+  // Coreference: "Faina D. Yefremova ... early Yefremova".
+  const parts = new Set(
+    matches.flatMap((m) =>
+      text
+        .slice(m.start, m.end)
+        .split(" ")
+        .filter((w) => w.length > 2),
+    ),
+  );
+  for (const seq of rejected) {
+    const word = seq.words[0] ?? "";
+    if (seq.words.length === 1 && parts.has(word)) {
+      matches.push({ entity_type: "PERSON", start: seq.start, end: seq.end, score: 0.7 });
+    }
+  }
+  if (/\p{Ll}/u.test(text)) {
+    for (const m of lowerCaseNames(text)) {
+      if (matches.every((k) => m.end <= k.start || m.start >= k.end)) matches.push(m);
+    }
+  }
+  return matches.sort((a, b) => a.start - b.start);
 }
 
 export const personNameDetector: PiiDetector = { entities: ["PERSON"], find: findPersonNames };

@@ -1,0 +1,40 @@
+import test from "ava";
+import { findPersonNames } from "./person-name.js";
+
+const values = (text: string): string[] =>
+  findPersonNames(text).map((m) => text.slice(m.start, m.end));
+
+test("finds full names with initials, particles and Mc-prefixes", (t) => {
+  t.deepEqual(values("The verses from Faina D. Yefremova's Cautionary Tales"), [
+    "Faina D. Yefremova",
+  ]);
+  t.deepEqual(values("It was sung by Adam McDowell in 1975."), ["Adam McDowell"]);
+  t.deepEqual(values("Please ask Maria van der Berg about it"), ["Maria van der Berg"]);
+});
+
+test("cues find names the lexicon does not know", (t) => {
+  t.deepEqual(values("Hello, this is Dr. Zyxwo Qaplan. Who are you?"), ["Zyxwo Qaplan"]);
+  t.deepEqual(values("What's your name? Oyelaran Tkemaladze"), ["Oyelaran Tkemaladze"]);
+  t.deepEqual(values("Zyxwo is from the north and Zyxwo lives in a village."), ["Zyxwo", "Zyxwo"]);
+});
+
+test("a later mention of a found surname is a name too", (t) => {
+  t.deepEqual(values("Songs by Bonifacy Kaczmarek. It may be that Kaczmarek was influenced."), [
+    "Bonifacy Kaczmarek",
+    "Kaczmarek",
+  ]);
+});
+
+test("lower-case names are taken only right after a strong cue", (t) => {
+  t.deepEqual(values("hi, my name is lena andersson."), ["lena andersson"]);
+  t.deepEqual(values("the grace period and the will to win"), []);
+});
+
+test("places, organisations, streets, roles and sentence starters are not names", (t) => {
+  t.deepEqual(values("I will be travelling to France and the United States next week."), []);
+  t.deepEqual(values("The Jones Orchestra played at Kent Street on Monday."), []);
+  t.deepEqual(values("Marie said hello to the Packager. Please call the Princess Royal."), [
+    "Marie",
+  ]);
+  t.deepEqual(values("Just posted a photo. Don't go to town. May is warm."), []);
+});
