@@ -37,7 +37,10 @@ function contentOf(data: string): string | undefined {
   return parsed.choices[0]?.delta.content;
 }
 
-const chat = { model: "fake-model", messages: [{ role: "user", content: "hello there friend" }] };
+const chat = {
+  model: "fake-model",
+  messages: [{ role: "user" as const, content: "hello there friend" }],
+};
 
 test("fake upstream (test double): JSON chat answer has usage; the request is recorded with authorization redacted", async (t) => {
   const upstream = await startFakeUpstream({ defaultChunkCount: 3 });
@@ -214,7 +217,7 @@ test("fake upstream (test double): the official openai SDK can use all four endp
     messages: [{ role: "user", content: "hi" }],
   });
   t.is(completion.usage?.prompt_tokens, 1);
-  const stream = await client.chat.completions.create({ ...chat, stream: true });
+  const stream = await client.chat.completions.create({ ...chat, stream: true as const });
   let text = "";
   for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
   t.is(text, "tok0 tok1 tok2 tok3 tok4 ");

@@ -62,12 +62,13 @@ export async function readMultipart(
   const delimiter = Buffer.from(`\r\n--${boundary}`);
   const summary: MultipartSummary = { fields: {}, files: [], totalBytes: 0 };
   let state: "preamble" | "after-delimiter" | "headers" | "part" | "done" = "preamble";
-  let pending = Buffer.from("\r\n");
+  let pending: Buffer = Buffer.from("\r\n");
   let part: PartHeaders | undefined;
   let file: UploadedFile | undefined;
   let fieldChunks: Buffer[] = [];
   let fieldBytes = 0;
 
+  const isDone = (): boolean => state === "done";
   const partData = (data: Buffer): void => {
     if (data.length === 0) return;
     if (file) {
@@ -145,6 +146,6 @@ export async function readMultipart(
       // keep consuming what is already buffered
     }
   }
-  if (state !== "done") throw new Error("multipart body ended before its closing delimiter");
+  if (!isDone()) throw new Error("multipart body ended before its closing delimiter");
   return summary;
 }

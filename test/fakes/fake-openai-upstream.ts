@@ -177,7 +177,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         return;
       }
       if (i > 0 && behaviour.paceMs) await sleep(behaviour.paceMs, undefined, { signal });
-      const delta =
+      const delta: Record<string, string> =
         i === 0 ? { role: "assistant", content: pieces[i] ?? "" } : { content: pieces[i] ?? "" };
       await write(res, event(chatChunk(id, model, delta)), signal);
       if (signal.aborted) return;
