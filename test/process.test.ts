@@ -26,7 +26,7 @@ function startProcess(env: Record<string, string>): Started {
   return { child, stderr: () => err, exited };
 }
 
-async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void> {
+async function waitForHttp(url: string, timeoutMs = 90_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     try {
