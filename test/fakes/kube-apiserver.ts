@@ -1,0 +1,352 @@
+/**
+ * Test double: a fake Kubernetes API server over plain HTTP, backed by KubeApiStore. It serves list,
+ * watch (resourceVersion, bookmarks, 410 Gone as an ERROR event), get, create, replace, merge /
+ * strategic (treated as merge) / apply (YAML or JSON, treated as merge) / JSON patch, delete with
+ * finalizers, the status subresource, and Status bodies for 404, 409 and 422. stop() and start()
+ * reuse the same port and keep the store, like an API server restarting in front of etcd.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { KubeConfig } from "@kubernetes/client-node";
+import { parse as parseYaml } from "yaml";
+import { GatewayError } from "../../dataplane/core/errors.js";
+import { isRecord, type KubeObject, type ResourceType } from "../../operator/kube/types.js";
+import { applyJsonPatch } from "./kube-apiserver-json-patch.js";
+import {
+  applyMergePatch,
+  KubeApiStore,
+  matchesSelector,
+  resourceId,
+  type StoredEvent,
+} from "./kube-apiserver-store.js";
+
+interface Route {
+  resource: ResourceType;
+  namespace: string | undefined;
+  name: string | undefined;
+  subresource: "status" | undefined;
+}
+
+export interface InjectedFailure {
+  method: string;
+  /** Substring of the request path. */
+  path: string;
+  status: number;
+  times?: number;
+}
+
+export class FakeKubeApiServer {
+  readonly store: KubeApiStore;
+  /** "METHOD /path" of every request, in order. */
+  readonly requests: string[] = [];
+  private server: Server | undefined;
+  private port = 0;
+  private readonly watches = new Set<ServerResponse>();
+  private readonly failures: InjectedFailure[] = [];
+  private bookmarkTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    resources: readonly ResourceType[],
+    private readonly options: { bookmarkIntervalMs?: number; historyLimit?: number } = {},
+  ) {
+    this.store = new KubeApiStore(resources, options.historyLimit ?? 1000);
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** A kubeconfig for @kubernetes/client-node pointing at this server over plain HTTP. */
+  kubeConfig(): KubeConfig {
+    const config = new KubeConfig();
+    config.loadFromOptions({
+      clusters: [{ name: "fake", server: this.url, skipTLSVerify: true }],
+      users: [{ name: "fake", token: "fake-token" }],
+      contexts: [{ name: "fake", cluster: "fake", user: "fake" }],
+      currentContext: "fake",
+    });
+    return config;
+  }
+
+  async start(): Promise<void> {
+    if (this.server) return;
+    const server = createServer((request, response) => void this.handle(request, response));
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(this.port, "127.0.0.1", () => resolve());
+    });
+    this.port = (server.address() as AddressInfo).port;
+    this.server = server;
+    if (this.options.bookmarkIntervalMs) {
+      this.bookmarkTimer = setInterval(() => this.sendBookmarks(), this.options.bookmarkIntervalMs);
+      this.bookmarkTimer.unref();
+    }
+  }
+
+  /** Drops every connection (open watches included) and stops listening; the store survives. */
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    clearInterval(this.bookmarkTimer);
+    for (const response of this.watches) response.destroy();
+    this.watches.clear();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await closed;
+  }
+
+  failNext(failure: InjectedFailure): void {
+    this.failures.push({ times: 1, ...failure });
+  }
+
+  /** Sends a BOOKMARK with the current resourceVersion to every watch that asked for bookmarks. */
+  sendBookmarks(): void {
+    for (const response of this.watches) {
+      const bookmarks = (response as ServerResponse & { bookmarkKind?: string }).bookmarkKind;
+      if (bookmarks === undefined) continue;
+      writeEvent(response, {
+        type: "BOOKMARK",
+        object: {
+          kind: bookmarks,
+          metadata: { name: "", resourceVersion: this.store.currentResourceVersion() },
+        },
+      });
+    }
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? "/", "http://fake");
+    const method = request.method ?? "GET";
+    this.requests.push(`${method} ${url.pathname}`);
+    try {
+      const failure = this.failures.find(
+        (f) => f.method === method && url.pathname.includes(f.path),
+      );
+      if (failure) {
+        failure.times = (failure.times ?? 1) - 1;
+        if (failure.times <= 0) this.failures.splice(this.failures.indexOf(failure), 1);
+        return sendStatus(response, failure.status, "injected failure");
+      }
+      const route = this.route(url.pathname);
+      if (!route)
+        return sendStatus(
+          response,
+          404,
+          `the server could not find the requested resource ${url.pathname}`,
+        );
+      const body = method === "GET" || method === "DELETE" ? undefined : await readBody(request);
+      const result = await this.dispatch(method, route, url, request, response, body);
+      if (result !== undefined) sendJson(response, method === "POST" ? 201 : 200, result);
+    } catch (err) {
+      if (err instanceof GatewayError)
+        return sendStatus(
+          response,
+          err.status,
+          err.message,
+          err.message.includes("already exists"),
+        );
+      return sendStatus(response, 500, err instanceof Error ? err.message : "internal error");
+    }
+  }
+
+  private async dispatch(
+    method: string,
+    route: Route,
+    url: URL,
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: string | undefined,
+  ): Promise<unknown> {
+    const { resource, namespace, name, subresource } = route;
+    const selector = url.searchParams.get("labelSelector") ?? undefined;
+    if (name === undefined) {
+      if (method === "GET" && url.searchParams.get("watch") === "true") {
+        this.watch(route, url, response);
+        return undefined;
+      }
+      if (method === "GET") {
+        const { items, rv } = this.store.list(resource, namespace, selector);
+        return {
+          apiVersion: "v1",
+          kind: `${resource.kind}List`,
+          metadata: { resourceVersion: rv },
+          items,
+        };
+      }
+      if (method === "POST" && namespace !== undefined) {
+        const object = parseObject(body);
+        return this.store.create(resource, namespace, object);
+      }
+      throw new GatewayError("method_not_allowed", `${method} not supported on a collection`);
+    }
+    if (namespace === undefined) throw new GatewayError("resource_not_found", "namespace required");
+    if (method === "GET") return this.store.get(resource, namespace, name);
+    if (method === "DELETE") return this.store.delete(resource, namespace, name);
+    if (method === "PUT") {
+      const object = parseObject(body);
+      return this.store.update(resource, namespace, name, () => object, subresource);
+    }
+    if (method === "PATCH") {
+      const type = (request.headers["content-type"] ?? "").split(";")[0]?.trim() ?? "";
+      const patch =
+        type === "application/apply-patch+yaml"
+          ? parseYaml(body ?? "")
+          : JSON.parse(body ?? "null");
+      return this.store.update(
+        resource,
+        namespace,
+        name,
+        (current) => {
+          if (type === "application/json-patch+json")
+            return applyJsonPatch(current, patch) as KubeObject;
+          return applyMergePatch(current, patch) as KubeObject;
+        },
+        subresource,
+      );
+    }
+    throw new GatewayError("method_not_allowed", `${method} not supported`);
+  }
+
+  private watch(route: Route, url: URL, response: ServerResponse): void {
+    const id = resourceId(route.resource);
+    const selector = url.searchParams.get("labelSelector") ?? undefined;
+    const requested = url.searchParams.get("resourceVersion") ?? "";
+    response.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
+    const forward = (stored: StoredEvent): void => {
+      if (stored.resource !== id) return;
+      if (route.namespace !== undefined && stored.namespace !== route.namespace) return;
+      if (!matchesSelector(stored.event.object, selector)) return;
+      writeEvent(response, stored.event);
+    };
+    const fromRv =
+      requested === "" || requested === "0" ? this.store.currentResourceVersion() : requested;
+    const start = this.store.watch(fromRv, forward);
+    if (start.gone) {
+      writeEvent(response, {
+        type: "ERROR",
+        object: {
+          kind: "Status",
+          apiVersion: "v1",
+          metadata: { name: "" },
+          status: "Failure",
+          message: `too old resource version: ${requested}`,
+          reason: "Expired",
+          code: 410,
+        },
+      });
+      response.end();
+      return;
+    }
+    if (requested === "" || requested === "0") {
+      for (const object of this.store.list(route.resource, route.namespace, selector).items)
+        writeEvent(response, { type: "ADDED", object });
+    }
+    for (const stored of start.backlog) forward(stored);
+    if (url.searchParams.get("allowWatchBookmarks") === "true") {
+      (response as ServerResponse & { bookmarkKind?: string }).bookmarkKind = route.resource.kind;
+    }
+    this.watches.add(response);
+    const timeoutSeconds = Number(url.searchParams.get("timeoutSeconds") ?? "0");
+    const timer =
+      timeoutSeconds > 0 ? setTimeout(() => response.end(), timeoutSeconds * 1000) : undefined;
+    timer?.unref();
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      start.unsubscribe();
+      this.watches.delete(response);
+    };
+    response.on("close", cleanup);
+  }
+
+  /** Every open watch ends cleanly (as an API server does at its watch timeout). */
+  endWatches(): void {
+    for (const response of this.watches) response.end();
+  }
+
+  private route(pathname: string): Route | undefined {
+    const parts = pathname.split("/").filter(Boolean);
+    let group: string;
+    let version: string;
+    let rest: string[];
+    if (parts[0] === "api" && parts.length >= 2) {
+      group = "";
+      version = parts[1] ?? "";
+      rest = parts.slice(2);
+    } else if (parts[0] === "apis" && parts.length >= 3) {
+      group = parts[1] ?? "";
+      version = parts[2] ?? "";
+      rest = parts.slice(3);
+    } else {
+      return undefined;
+    }
+    let namespace: string | undefined;
+    if (rest[0] === "namespaces" && rest.length >= 3) {
+      namespace = rest[1];
+      rest = rest.slice(2);
+    }
+    const [plural, name, subresource] = rest;
+    const resource = this.store.resources.find(
+      (r) => r.group === group && r.version === version && r.plural === plural,
+    );
+    if (!resource || (subresource !== undefined && subresource !== "status")) return undefined;
+    return {
+      resource,
+      namespace,
+      name,
+      subresource: subresource === "status" ? "status" : undefined,
+    };
+  }
+}
+
+function writeEvent(response: ServerResponse, event: { type: string; object: unknown }): void {
+  if (!response.writableEnded && !response.destroyed) response.write(`${JSON.stringify(event)}\n`);
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
+}
+
+function parseObject(body: string | undefined): KubeObject {
+  const parsed: unknown = JSON.parse(body ?? "null");
+  if (!isRecord(parsed) || !isRecord(parsed.metadata) || typeof parsed.metadata.name !== "string") {
+    throw new GatewayError("validation_failed", "metadata.name: Required value");
+  }
+  return parsed as KubeObject;
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+}
+
+const REASONS: Record<number, string> = {
+  404: "NotFound",
+  409: "Conflict",
+  410: "Expired",
+  422: "Invalid",
+  405: "MethodNotAllowed",
+  500: "InternalError",
+  503: "ServiceUnavailable",
+};
+
+function sendStatus(
+  response: ServerResponse,
+  code: number,
+  message: string,
+  alreadyExists = false,
+): void {
+  sendJson(response, code, {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message,
+    reason: alreadyExists ? "AlreadyExists" : (REASONS[code] ?? "Unknown"),
+    code,
+  });
+}
