@@ -1,0 +1,40 @@
+/**
+ * Benchmark options: the only place in bench/ that reads the environment.
+ * BENCH_ROUNDS: interleaved rounds (default 5, the least the issue accepts for a reported result).
+ * BENCH_SECONDS: length of each throughput run, in seconds (default 2).
+ */
+export interface BenchOptions {
+  rounds: number;
+  /** Length of each throughput run (50 connections), in seconds. */
+  throughputSeconds: number;
+  /** Length of each concurrency-1 latency run, in seconds. */
+  latencySeconds: number;
+  /** Paced streams per target per round, for time to first token. */
+  pacedStreams: number;
+  /** Where the last results are written. */
+  outputFile: string;
+}
+
+function positiveNumber(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new Error(`invalid environment variable ${name}: must be a positive number`);
+  }
+  return value;
+}
+
+export function benchOptionsFromProcess(): BenchOptions {
+  const rounds = Math.max(
+    1,
+    Math.round(positiveNumber("BENCH_ROUNDS", process.env.BENCH_ROUNDS, 5)),
+  );
+  const seconds = positiveNumber("BENCH_SECONDS", process.env.BENCH_SECONDS, 2);
+  return {
+    rounds,
+    throughputSeconds: seconds,
+    latencySeconds: Math.max(0.5, seconds * 0.75),
+    pacedStreams: 8,
+    outputFile: ".bench/last.json",
+  };
+}

@@ -1,0 +1,29 @@
+/**
+ * The gateway under benchmark, in its own process: createApp on an embedded in-memory PGlite store
+ * (like test/support/test-app.ts), logging silenced, listening on 127.0.0.1 (random port).
+ * Prints {"url": "...", "adminKey": "..."} once listening; stops on SIGTERM.
+ */
+import { pino } from "pino";
+import { createApp } from "../dataplane/app/create-app.js";
+import { memoryBroadcast } from "../dataplane/broadcast/broadcast.js";
+import { loadConfig } from "../dataplane/config/config.js";
+import { generateApiKey } from "../dataplane/core/api-key-format.js";
+import { openPglite } from "../dataplane/store/pglite-database.js";
+
+const adminKey = generateApiKey();
+const config = loadConfig({ LOG_LEVEL: "silent", EVIDENT_ADMIN_KEY: adminKey });
+const stores = { db: await openPglite(undefined), redis: undefined, broadcast: memoryBroadcast() };
+const app = await createApp(config, { logger: pino({ level: "silent" }), stores });
+await app.http.listen({ port: 0, host: "127.0.0.1" });
+const address = app.http.server.address();
+const port = typeof address === "object" && address ? address.port : 0;
+process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}`, adminKey })}\n`);
+process.once("SIGTERM", () => {
+  app
+    .close()
+    .then(() => stores.db.close())
+    .then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+});

@@ -1,0 +1,60 @@
+/**
+ * Runs a bench/ module in its own Node process (so load generator, proxies and upstream do not
+ * share one event loop) and reads the one JSON line it prints when it is ready.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+export interface Child<T> {
+  info: T;
+  stop(): Promise<void>;
+}
+
+const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const READY_TIMEOUT_MS = 60_000;
+const running = new Set<ChildProcess>();
+
+process.on("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
+export async function startChild<T>(modulePath: string, args: string[] = []): Promise<Child<T>> {
+  const child = spawn(process.execPath, ["--import", "tsx", modulePath, ...args], {
+    cwd: REPO_ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  running.add(child);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  exited.then(() => running.delete(child)).catch(() => undefined);
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const info = await new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`${modulePath} not ready in time`)),
+      READY_TIMEOUT_MS,
+    );
+    lines.once("line", (line) => {
+      clearTimeout(timer);
+      try {
+        resolve(JSON.parse(line) as T);
+      } catch {
+        reject(new Error(`${modulePath} printed no JSON line`));
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${modulePath} exited with code ${code}`));
+    });
+  });
+  lines.on("line", () => undefined); // later output is ignored
+  return {
+    info,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGTERM");
+      const killer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The three ways the inference benchmark reaches one fake upstream, each in its own process:
+ * direct (no proxy), baseline (bench/baseline-proxy.ts) and gateway (bench/gateway-process.ts).
+ * The gateway is optional: when it cannot be set up, the reason is kept and the others still run.
+ */
+import { fileURLToPath } from "node:url";
+import { FAST_MODEL, PACED_MODEL } from "../bench-models.js";
+import { registerBenchModels } from "../gateway-setup.js";
+import { startChild, type Child } from "../processes/child-process.js";
+
+export type TargetName = "direct" | "baseline" | "gateway";
+
+export interface Target {
+  name: TargetName;
+  /** Base URL including /v1. */
+  base: string;
+  headers: Record<string, string>;
+}
+
+export interface Targets {
+  targets: Target[];
+  /** Why the gateway is not among the targets, when it is not. */
+  gatewayMissing: string | undefined;
+  stop(): Promise<void>;
+}
+
+const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
+
+export async function startTargets(log: (line: string) => void): Promise<Targets> {
+  const children: Child<unknown>[] = [];
+  const stop = async (): Promise<void> => {
+    await Promise.all(children.map((child) => child.stop()));
+  };
+  try {
+    const upstream = await startChild<{ url: string }>(here("../processes/upstream-process.ts"));
+    children.push(upstream);
+    const baseline = await startChild<{ url: string }>(
+      here("../processes/baseline-proxy-process.ts"),
+      [upstream.info.url],
+    );
+    children.push(baseline);
+    // Direct requests carry a bearer header too, so every target receives the same bytes.
+    const bearer = {
+      authorization: "Bearer bench-not-checked",
+      "content-type": "application/json",
+    };
+    const targets: Target[] = [
+      { name: "direct", base: upstream.info.url, headers: bearer },
+      { name: "baseline", base: baseline.info.url, headers: bearer },
+    ];
+    let gatewayMissing: string | undefined;
+    try {
+      const gateway = await startChild<{ url: string; adminKey: string }>(
+        here("../gateway-process.ts"),
+      );
+      children.push(gateway);
+      const { inferenceKey } = await registerBenchModels(
+        gateway.info.url,
+        gateway.info.adminKey,
+        upstream.info.url,
+        [FAST_MODEL, PACED_MODEL],
+      );
+      targets.push({
+        name: "gateway",
+        base: `${gateway.info.url}/v1`,
+        headers: { authorization: `Bearer ${inferenceKey}`, "content-type": "application/json" },
+      });
+    } catch (error) {
+      gatewayMissing = error instanceof Error ? error.message : String(error);
+      log(`gateway not measured: ${gatewayMissing}`);
+    }
+    return { targets, gatewayMissing, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
