@@ -213,6 +213,7 @@ export class FakeKubeApiServer {
     const selector = url.searchParams.get("labelSelector") ?? undefined;
     const requested = url.searchParams.get("resourceVersion") ?? "";
     response.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
+    response.flushHeaders();
     const forward = (stored: StoredEvent): void => {
       if (stored.resource !== id) return;
       if (route.namespace !== undefined && stored.namespace !== route.namespace) return;
