@@ -171,7 +171,7 @@ test("data plane: http 8080 and grpc 9090, /healthz and /readyz probes, Secrets 
 
 test("operator RBAC grants exactly the resources operator/kube/resources.ts lists", (t) => {
   type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
-  // Kinds are stubbed (ClusterRole or Role by watchNamespaces): the roles are the docs with rules.
+  // Kinds are stubbed (ClusterRole or Role by watchNamespace): the roles are the docs with rules.
   const roles = docs("operator-rbac.yaml").filter((d) => "rules" in d) as unknown as {
     rules: Rule[];
   }[];
