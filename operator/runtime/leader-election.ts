@@ -68,11 +68,13 @@ export class LeaderElector {
       if (!this.stopped) this.setLeading(held);
     } catch (err) {
       this.options.logger.warn({ err: message(err) }, "leader election: lease update failed");
+      // Step down at the renew deadline (2/3 of the lease), before anyone else may take the lease.
       if (
         this.leading &&
-        this.options.clock.now() - this.lastRenewal >= this.options.leaseDurationMs
-      )
+        this.options.clock.now() - this.lastRenewal >= (this.options.leaseDurationMs * 2) / 3
+      ) {
         this.setLeading(false);
+      }
     }
     if (!this.stopped)
       this.cancelTimer = this.options.clock.setTimer(
