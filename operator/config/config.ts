@@ -1,0 +1,91 @@
+import { hostname } from "node:os";
+import { z } from "zod";
+
+/** The operator's configuration, read from the environment once at start. */
+export interface OperatorConfig {
+  apiUrl: string;
+  adminKey: string;
+  watchNamespace: string | undefined;
+  resyncSeconds: number;
+  metricsPort: number;
+  leaseName: string;
+  leaseNamespace: string;
+  leaseDurationSeconds: number;
+  podName: string;
+  concurrency: number;
+  logLevel: string;
+  /** Path of a kubeconfig; absent means in-cluster (service account) or ~/.kube/config. */
+  kubeconfig: string | undefined;
+}
+
+const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
+
+const schema = z.object({
+  EVIDENT_API_URL: z.url({ protocol: /^https?$/ }),
+  EVIDENT_ADMIN_KEY: z
+    .string()
+    .regex(
+      /^ev_sk_[A-Za-z0-9]{32,}$/,
+      "must be an admin key: ev_sk_ followed by 32+ base62 characters",
+    ),
+  WATCH_NAMESPACE: optionalText,
+  RESYNC_SECONDS: integer(5, 86_400).default(300),
+  METRICS_PORT: integer(1, 65_535).default(8081),
+  LEASE_NAME: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a DNS subdomain name")
+    .default("evident-operator"),
+  LEASE_NAMESPACE: optionalText,
+  POD_NAMESPACE: optionalText,
+  LEASE_DURATION_SECONDS: integer(2, 600).default(15),
+  POD_NAME: optionalText,
+  RECONCILE_CONCURRENCY: integer(1, 64).default(4),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  KUBECONFIG: optionalText,
+});
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
+    super(`invalid environment variable ${variable}: ${detail}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Parses the environment; a bad value throws a ConfigError naming the variable (never its value). */
+export function loadOperatorConfig(
+  env: Record<string, string | undefined> = process.env,
+): OperatorConfig {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const variable = String(issue?.path[0] ?? "environment");
+    const value = env[variable];
+    throw new ConfigError(
+      variable,
+      value === undefined ? "required" : (issue?.message ?? "invalid"),
+    );
+  }
+  const e = parsed.data;
+  const namespace = e.LEASE_NAMESPACE ?? e.POD_NAMESPACE ?? e.WATCH_NAMESPACE ?? "default";
+  return {
+    apiUrl: e.EVIDENT_API_URL,
+    adminKey: e.EVIDENT_ADMIN_KEY,
+    watchNamespace: e.WATCH_NAMESPACE,
+    resyncSeconds: e.RESYNC_SECONDS,
+    metricsPort: e.METRICS_PORT,
+    leaseName: e.LEASE_NAME,
+    leaseNamespace: namespace,
+    leaseDurationSeconds: e.LEASE_DURATION_SECONDS,
+    podName: e.POD_NAME ?? hostname(),
+    concurrency: e.RECONCILE_CONCURRENCY,
+    logLevel: e.LOG_LEVEL,
+    kubeconfig: e.KUBECONFIG,
+  };
+}
