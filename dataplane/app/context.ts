@@ -3,7 +3,14 @@ import type { Broadcast } from "../broadcast/broadcast.js";
 import type { Config } from "../config/config.js";
 import type { Authenticator } from "../core/authenticator.js";
 import type { Clock } from "../core/clock.js";
+import type { Pipeline } from "../core/pipeline.js";
 import type { Logger } from "../observability/logger.js";
+import type { BackendService } from "../registry/backend-service.js";
+import type { DeploymentService } from "../registry/deployment-service.js";
+import type { ModelService } from "../registry/model-service.js";
+import type { RoutingTableHolder } from "../routing/routing-loader.js";
+import type { TargetHealth } from "../routing/target-health.js";
+import type { UpstreamClient } from "../upstream/upstream-client.js";
 import type { Metrics } from "../observability/metrics.js";
 import type { ApiKeyRepository } from "../store/api-key-repository.js";
 import type { CustomerRepository } from "../store/customer-repository.js";
@@ -28,6 +35,11 @@ export interface AppContext {
   };
   authenticator: Authenticator;
   accounts: AccountService;
+  registry: { models: ModelService; deployments: DeploymentService; backends: BackendService };
+  routing: RoutingTableHolder;
+  health: TargetHealth;
+  upstream: UpstreamClient;
+  pipeline: Pipeline;
   readiness: Map<string, ReadinessCheck>;
   startedAt: number;
 }

@@ -20,7 +20,23 @@ import { CustomerRepository } from "../store/customer-repository.js";
 import { storeKeyDirectory } from "../store/key-directory.js";
 import { KeyUsageRecorder } from "../store/key-usage-recorder.js";
 import { isMigrated, migrate } from "../store/migrate.js";
-import type { AppContext } from "./context.js";
+import { compatRoutes } from "../adapters/http/routes/compat.js";
+import { backendRoutes } from "../adapters/http/routes/backends.js";
+import { deploymentRoutes } from "../adapters/http/routes/deployments.js";
+import { modelRoutes } from "../adapters/http/routes/models.js";
+import { passThroughStage, Pipeline } from "../core/pipeline.js";
+import { BackendService } from "../registry/backend-service.js";
+import { DeploymentService } from "../registry/deployment-service.js";
+import { ModelService } from "../registry/model-service.js";
+import { routeStage } from "../routing/route-stage.js";
+import { RoutingTableHolder } from "../routing/routing-loader.js";
+import { TargetHealth } from "../routing/target-health.js";
+import { loadCredentialCipher } from "../secrets/credential-cipher.js";
+import { BackendRepository } from "../store/backend-repository.js";
+import { DeploymentRepository } from "../store/deployment-repository.js";
+import { ModelRepository } from "../store/model-repository.js";
+import { UpstreamClient } from "../upstream/upstream-client.js";
+import type { AppContext, ReadinessCheck } from "./context.js";
 import { openStores, type Stores } from "./open-stores.js";
 
 const BOOTSTRAP_LOCK_ID = 7_314_620_002;
@@ -72,6 +88,32 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     accounts.bootstrapAdmin(config.EVIDENT_ADMIN_KEY),
   );
 
+  const models = new ModelRepository(db);
+  const deployments = new DeploymentRepository(db);
+  const backends = new BackendRepository(db);
+  const cipher = await loadCredentialCipher(config.EVIDENT_ENCRYPTION_KEY, config.DATA_DIR);
+  const routing = new RoutingTableHolder(
+    { models, deployments, backends, cipher },
+    broadcast,
+    config.ROUTING_RELOAD_MS,
+    (err) => logger.warn({ err: String(err) }, "routing table reload failed"),
+  );
+  await routing.start();
+  const health = new TargetHealth(clock);
+  const upstream = new UpstreamClient({
+    connectMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
+    headersMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
+    bodyMs: config.UPSTREAM_BODY_TIMEOUT_MS,
+  });
+  const pipeline = new Pipeline({
+    limit: passThroughStage("limit"),
+    guardRequest: passThroughStage("guard_request"),
+    route: routeStage(routing, health),
+    guardResponse: passThroughStage("guard_response"),
+    meter: passThroughStage("meter"),
+    audit: passThroughStage("audit"),
+  });
+
   const ctx: AppContext = {
     config,
     clock,
@@ -83,14 +125,41 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     repos: { customers, apiKeys },
     authenticator,
     accounts,
-    readiness: new Map([
+    registry: {
+      models: new ModelService(models, deployments, routing),
+      deployments: new DeploymentService(deployments, models, routing),
+      backends: new BackendService(backends, cipher, routing),
+    },
+    routing,
+    health,
+    upstream,
+    pipeline,
+    readiness: new Map<string, ReadinessCheck>([
       ["store", () => db.ping()],
       ["migrated", () => isMigrated(db)],
+      ["routing", () => routing.loaded],
     ]),
     startedAt: clock.now(),
   };
 
-  const routes: AnyRouteSpec[] = [...systemRoutes(ctx), ...accountRoutes(ctx)];
+  const inventory = async () => {
+    const [m, d] = await Promise.all([models.countByStatus(), deployments.countByStatus()]);
+    const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
+    const targets = routing.current.globalModels.flatMap((x) => x.targets.map((t) => t.id));
+    return {
+      models: { total: sum(m), by_status: m },
+      deployments: { total: sum(d), by_status: d },
+      backends: health.snapshot(targets),
+    };
+  };
+  const routes: AnyRouteSpec[] = [
+    ...systemRoutes(ctx, inventory),
+    ...accountRoutes(ctx),
+    ...modelRoutes(ctx),
+    ...deploymentRoutes(ctx),
+    ...backendRoutes(ctx),
+    ...compatRoutes(ctx),
+  ];
   const openApiRoute = route({
     method: "GET",
     path: "/openapi.json",
@@ -111,6 +180,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     async close() {
       await http.close();
       await usage.stop();
+      await routing.stop();
+      await upstream.close();
       await unsubscribe().catch(() => undefined);
       if (!options.stores) {
         await broadcast.close();

@@ -24,6 +24,26 @@ const configSchema = z.object({
     .string()
     .regex(/^ev_sk_[A-Za-z0-9]{32,128}$/, "must be ev_sk_ followed by 32-128 base62 characters")
     .optional(),
+  /** Base64 of 32 bytes: encrypts backend credentials at rest. Unset: a key file in DATA_DIR. */
+  EVIDENT_ENCRYPTION_KEY: z
+    .string()
+    .refine((v) => Buffer.from(v, "base64").length === 32, "must be base64 of exactly 32 bytes")
+    .optional(),
+  /** Timeouts for calls to model backends. */
+  UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
+  UPSTREAM_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
+  UPSTREAM_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
+  /** Attempts on other targets before the first byte reaches the client. */
+  UPSTREAM_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
+  /** Largest audio upload for /v1/audio/transcriptions, in bytes. */
+  MAX_AUDIO_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024 * 1024)
+    .default(25 * 1024 * 1024),
+  /** Full reload of the routing table, as a safety net for missed change notifications. */
+  ROUTING_RELOAD_MS: z.coerce.number().int().min(200).max(3_600_000).default(30_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Largest JSON request body accepted, in bytes (413 beyond). */
   MAX_BODY_BYTES: z.coerce

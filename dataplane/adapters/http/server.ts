@@ -27,6 +27,8 @@ export function buildHttpServer(ctx: AppContext, routes: readonly AnyRouteSpec[]
   });
   // JSON APIs: a text/plain body is refused with 415 rather than parsed as a string.
   app.removeContentTypeParser("text/plain");
+  // Multipart uploads reach their (rawBody) route as a stream; the route enforces its own limit.
+  app.addContentTypeParser("multipart/form-data", (_req, payload, done) => done(null, payload));
   app.decorateRequest("caller", undefined);
   app.decorateRequest("startedAt", 0n);
 

@@ -1,4 +1,5 @@
 import { sql as customersAndKeys } from "./0001-customers-and-keys.js";
+import { sql as modelsDeploymentsBackends } from "./0002-models-deployments-backends.js";
 
 export interface Migration {
   id: number;
@@ -9,4 +10,5 @@ export interface Migration {
 /** Numbered, forward-only. Append; never edit one that has shipped. */
 export const migrations: readonly Migration[] = [
   { id: 1, name: "customers-and-keys", sql: customersAndKeys },
+  { id: 2, name: "models-deployments-backends", sql: modelsDeploymentsBackends },
 ];

@@ -1,0 +1,93 @@
+import { createWriteStream } from "node:fs";
+import type { IncomingHttpHeaders } from "node:http";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import busboy from "busboy";
+import { GatewayError } from "../../../core/errors.js";
+
+export interface SpooledUpload {
+  fields: Record<string, string>;
+  file: { path: string; filename: string; mimeType: string; size: number };
+  cleanup(): Promise<void>;
+}
+
+const MAX_FIELDS = 50;
+const MAX_FIELD_BYTES = 64 * 1024;
+
+/**
+ * Parses a multipart upload as it streams in: form fields are kept (small, bounded), the one file
+ * part is written to a temporary file on disk, never held in memory. Over `maxFileBytes` -> 413.
+ */
+export async function spoolMultipart(
+  headers: Record<string, string | string[] | undefined>,
+  body: Readable,
+  maxFileBytes: number,
+): Promise<SpooledUpload> {
+  const dir = await mkdtemp(path.join(tmpdir(), "evident-upload-"));
+  const cleanup = () => rm(dir, { recursive: true, force: true });
+  const fields: Record<string, string> = {};
+  let file: SpooledUpload["file"] | undefined;
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: headers as IncomingHttpHeaders,
+      limits: { files: 1, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES, fileSize: maxFileBytes },
+    });
+  } catch {
+    await cleanup();
+    throw new GatewayError(
+      "invalid_request",
+      "malformed multipart/form-data request (no boundary)",
+    );
+  }
+  const writes: Promise<void>[] = [];
+  let tooLarge = false;
+  parser.on("field", (name, value) => {
+    fields[name] = value;
+  });
+  parser.on("file", (name, stream, info) => {
+    if (name !== "file" || file) {
+      stream.resume();
+      return;
+    }
+    const target = path.join(dir, "upload");
+    const current = {
+      path: target,
+      filename: info.filename || "audio",
+      mimeType: info.mimeType,
+      size: 0,
+    };
+    file = current;
+    stream.on("data", (chunk: Buffer) => (current.size += chunk.length));
+    stream.on("limit", () => {
+      tooLarge = true;
+    });
+    writes.push(pipeline(stream, createWriteStream(target)));
+  });
+  try {
+    await pipeline(body, parser);
+    await Promise.all(writes);
+  } catch {
+    await cleanup();
+    if (tooLarge) throw tooLargeError(maxFileBytes);
+    throw new GatewayError("invalid_request", "malformed multipart/form-data request");
+  }
+  if (tooLarge) {
+    await cleanup();
+    throw tooLargeError(maxFileBytes);
+  }
+  if (!file) {
+    await cleanup();
+    throw new GatewayError("validation_failed", "an audio file is required", {
+      detail: [{ loc: ["body", "file"], msg: "field required", type: "missing" }],
+    });
+  }
+  return { fields, file, cleanup };
+}
+
+function tooLargeError(max: number): GatewayError {
+  return new GatewayError("request_too_large", `audio upload is larger than the ${max}-byte limit`);
+}

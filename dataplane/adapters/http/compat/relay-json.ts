@@ -1,0 +1,107 @@
+import type { FastifyReply } from "fastify";
+import type { AppContext } from "../../../app/context.js";
+import { GatewayError } from "../../../core/errors.js";
+import type { InferenceCall } from "../../../core/inference-call.js";
+import { forwardWithRetries } from "../../../upstream/forward-with-retries.js";
+import type { UpstreamRequest } from "../../../upstream/upstream-client.js";
+import {
+  completionText,
+  countTextTokens,
+  estimatedUsage,
+  promptText,
+  usageFromUpstream,
+} from "../../../upstream/usage.js";
+import type { RouteResult } from "../route-table.js";
+import {
+  clientAbortSignal,
+  failCall,
+  upstreamBody,
+  upstreamClientError,
+} from "./call-lifecycle.js";
+
+const MAX_UPSTREAM_JSON = 64 * 1024 * 1024;
+
+export interface JsonRelayOptions {
+  path: string;
+  /** Builds the upstream request body for a target; default: the call's JSON body. */
+  build?: (call: InferenceCall, upstreamModel: string) => Pick<UpstreamRequest, "body" | "headers">;
+}
+
+/**
+ * One non-streamed inference call: admit through the pipeline, forward with retries, pass the
+ * response back through the pipeline, meter and audit, then answer.
+ */
+export async function relayJson(
+  ctx: AppContext,
+  call: InferenceCall,
+  reply: FastifyReply,
+  options: JsonRelayOptions,
+): Promise<RouteResult> {
+  const abort = clientAbortSignal(reply);
+  try {
+    await ctx.pipeline.admit(call);
+    const build =
+      options.build ??
+      ((c: InferenceCall, model: string) => ({
+        body: JSON.stringify(upstreamBody(c.body, model)),
+        headers: { "content-type": "application/json" },
+      }));
+    const forwarded = await forwardWithRetries(
+      ctx.upstream,
+      ctx.health,
+      call.route as NonNullable<InferenceCall["route"]>,
+      (target) => {
+        const built = build(call, target.upstreamModel);
+        return {
+          path: options.path,
+          method: "POST",
+          body: built.body,
+          headers: { accept: "application/json", "x-request-id": call.requestId, ...built.headers },
+        };
+      },
+      { retries: ctx.config.UPSTREAM_RETRIES, signal: abort.signal },
+    );
+    call.target = forwarded.target;
+    const { response } = forwarded;
+    const text = await readBounded(response.body, MAX_UPSTREAM_JSON);
+    if (response.status >= 400) {
+      const relayed = upstreamClientError(response.status, text);
+      call.outcome = "upstream_error";
+      call.status = relayed.status;
+      await ctx.pipeline.finish(call);
+      return relayed;
+    }
+    let json: Record<string, unknown>;
+    try {
+      json = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      throw new GatewayError(
+        "upstream_unavailable",
+        "backend error: the backend's response is not JSON",
+      );
+    }
+    const out = await ctx.pipeline.transformResponse(call, json);
+    call.usage =
+      usageFromUpstream(json) ??
+      estimatedUsage(countTextTokens(promptText(call.body)), countTextTokens(completionText(json)));
+    call.outcome = "completed";
+    call.status = 200;
+    await ctx.pipeline.finish(call);
+    return { status: 200, body: out };
+  } catch (err) {
+    if (abort.signal.aborted) call.outcome = "client_aborted";
+    throw await failCall(ctx, call, err);
+  }
+}
+
+async function readBounded(body: AsyncIterable<Uint8Array>, max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > max)
+      throw new GatewayError("upstream_unavailable", "backend error: response too large");
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}

@@ -1,0 +1,156 @@
+import { openAsBlob } from "node:fs";
+import type { Readable } from "node:stream";
+import { z } from "zod";
+import type { AppContext } from "../../../app/context.js";
+import { GatewayError } from "../../../core/errors.js";
+import type { Caller } from "../../../core/identity.js";
+import { newInferenceCall, type Endpoint } from "../../../core/inference-call.js";
+import { errorSchema } from "../common-schemas.js";
+import { declaredClassification } from "../compat/call-lifecycle.js";
+import { chatCompletionRequest, embeddingRequest, modelList } from "../compat/compat-schemas.js";
+import { spoolMultipart } from "../compat/multipart-spool.js";
+import { relayJson } from "../compat/relay-json.js";
+import { relayStream } from "../compat/relay-stream.js";
+import { route, type AnyRouteSpec, type HandlerInput } from "../route-table.js";
+import { parseOrThrow } from "../validation.js";
+
+const inferenceErrors = {
+  400: { description: "guardrail violation or malformed request", schema: errorSchema },
+  401: { description: "missing or invalid API key", schema: errorSchema },
+  403: { description: "model requires a higher tier", schema: errorSchema },
+  404: { description: "model not found", schema: errorSchema },
+  422: { description: "validation failed", schema: errorSchema },
+  429: { description: "rate limit exceeded", schema: errorSchema },
+  502: { description: "backend error", schema: errorSchema },
+};
+
+function startCall(
+  ctx: AppContext,
+  input: HandlerInput<unknown, unknown, unknown>,
+  endpoint: Endpoint,
+  body: Record<string, unknown>,
+) {
+  return newInferenceCall({
+    requestId: input.requestId,
+    endpoint,
+    caller: input.caller as Caller,
+    requestedModel: String(body.model),
+    body,
+    stream: body.stream === true,
+    declaredClassification: declaredClassification(input.request, body),
+    startedAt: ctx.clock.now(),
+  });
+}
+
+export function compatRoutes(ctx: AppContext): AnyRouteSpec[] {
+  return [
+    route({
+      method: "POST",
+      path: "/v1/chat/completions",
+      tag: "compatible",
+      summary: "Chat completion (JSON, or server-sent events when stream is true)",
+      body: chatCompletionRequest,
+      responses: {
+        200: { description: "ChatCompletionResponse or text/event-stream" },
+        ...inferenceErrors,
+      },
+      handler: async (input) => {
+        const call = startCall(ctx, input, "chat.completions", input.body);
+        return call.stream
+          ? relayStream(ctx, call, input.reply)
+          : relayJson(ctx, call, input.reply, { path: "/chat/completions" });
+      },
+    }),
+    route({
+      method: "POST",
+      path: "/v1/embeddings",
+      tag: "compatible",
+      summary: "Embeddings for text input",
+      body: embeddingRequest,
+      responses: { 200: { description: "EmbeddingResponse" }, ...inferenceErrors },
+      handler: async (input) => {
+        const call = startCall(ctx, input, "embeddings", input.body);
+        call.stream = false;
+        return relayJson(ctx, call, input.reply, { path: "/embeddings" });
+      },
+    }),
+    route({
+      method: "POST",
+      path: "/v1/audio/transcriptions",
+      tag: "compatible",
+      summary: `Transcribe an audio file (multipart/form-data: file, model, ...; at most MAX_AUDIO_BYTES)`,
+      rawBody: true,
+      responses: {
+        200: { description: "TranscriptionResponse" },
+        413: { description: "audio file over the limit", schema: errorSchema },
+        ...inferenceErrors,
+      },
+      handler: async (input) => {
+        const contentType = String(input.request.headers["content-type"] ?? "");
+        if (!contentType.toLowerCase().startsWith("multipart/form-data")) {
+          throw new GatewayError("unsupported_media_type", "send the audio as multipart/form-data");
+        }
+        const upload = await spoolMultipart(
+          input.request.headers,
+          input.request.body as Readable,
+          ctx.config.MAX_AUDIO_BYTES,
+        );
+        try {
+          const fields = parseOrThrow(
+            z.looseObject({ model: z.string().min(1).max(256) }),
+            upload.fields,
+            "body",
+          ) as Record<string, string>;
+          const call = startCall(ctx, input, "audio.transcriptions", fields);
+          // A file-backed Blob: read from disk on each attempt, never loaded whole into memory.
+          const audio = await openAsBlob(upload.file.path, { type: upload.file.mimeType });
+          return await relayJson(ctx, call, input.reply, {
+            path: "/audio/transcriptions",
+            build: (c, upstreamModel) => {
+              const form = new FormData();
+              for (const [k, v] of Object.entries(c.body)) {
+                if (k !== "model" && typeof v === "string") form.append(k, v);
+              }
+              form.append("model", upstreamModel);
+              form.append("file", audio, upload.file.filename);
+              return { body: form, headers: {} };
+            },
+          });
+        } finally {
+          await upload.cleanup();
+        }
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/v1/models",
+      tag: "compatible",
+      summary: "Routable models and their aliases, in the OpenAI list shape",
+      responses: { 200: { description: "model list", schema: modelList } },
+      handler: async ({ caller }) => {
+        const models = ctx.routing.current.list((caller as Caller).customer.id);
+        const data = models.flatMap((m) => {
+          const created = Math.floor(m.createdAt.getTime() / 1000);
+          const main = {
+            id: m.name,
+            object: "model" as const,
+            created,
+            owned_by: "evident",
+            aliases: m.aliases,
+            required_tier: m.requiredTier,
+          };
+          const aliases = m.aliases.map((a) => ({
+            id: a,
+            object: "model" as const,
+            created,
+            owned_by: "evident",
+            root: m.name,
+            required_tier: m.requiredTier,
+          }));
+          return [main, ...aliases];
+        });
+        return { status: 200, body: { object: "list", data } };
+      },
+    }),
+  ];
+}

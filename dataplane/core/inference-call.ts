@@ -1,0 +1,77 @@
+import type { Verdict } from "../guardrails/verdict.js";
+import type { RouteDecision, Target } from "../routing/routing-types.js";
+import type { GatewayError } from "./errors.js";
+import type { Caller, ClassificationLevel } from "./identity.js";
+
+export type Endpoint = "chat.completions" | "embeddings" | "audio.transcriptions";
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  /** Whether the backend reported it or we counted it ourselves. */
+  source: "upstream" | "estimated";
+}
+
+/** How a call ended, for metering and audit. */
+export type CallOutcome =
+  | "completed"
+  | "blocked"
+  | "rate_limited"
+  | "refused"
+  | "upstream_error"
+  | "client_aborted"
+  | "stream_failed";
+
+/**
+ * One inference call as core sees it, whatever transport brought it (REST or Envoy). Stages read
+ * and fill it in pipeline order.
+ */
+export interface InferenceCall {
+  requestId: string;
+  endpoint: Endpoint;
+  caller: Caller;
+  /** The model name or alias as the caller wrote it. */
+  requestedModel: string;
+  /** The JSON body (for transcriptions: the form fields). Stages may rewrite it (redaction). */
+  body: Record<string, unknown>;
+  stream: boolean;
+  /** Classification the caller declared (header or body), if any. */
+  declaredClassification: ClassificationLevel | undefined;
+  /** Milliseconds since the epoch when the call arrived. */
+  startedAt: number;
+  classification: ClassificationLevel;
+  verdicts: Verdict[];
+  route: RouteDecision | undefined;
+  /** Where the call was actually sent. */
+  target: Target | undefined;
+  usage: Usage | undefined;
+  outcome: CallOutcome | undefined;
+  error: GatewayError | undefined;
+  /** HTTP status the caller got. */
+  status: number | undefined;
+}
+
+export function newInferenceCall(init: {
+  requestId: string;
+  endpoint: Endpoint;
+  caller: Caller;
+  requestedModel: string;
+  body: Record<string, unknown>;
+  stream: boolean;
+  declaredClassification?: ClassificationLevel;
+  startedAt: number;
+}): InferenceCall {
+  return {
+    ...init,
+    declaredClassification: init.declaredClassification,
+    classification: init.declaredClassification ?? "public",
+    verdicts: [],
+    route: undefined,
+    target: undefined,
+    usage: undefined,
+    outcome: undefined,
+    error: undefined,
+    status: undefined,
+  };
+}

@@ -1,0 +1,120 @@
+import { GatewayError } from "./errors.js";
+import type { InferenceCall } from "./inference-call.js";
+
+/** Rewrites streamed completion text as it passes (guardrails on output). */
+export interface StreamTextFilter {
+  /** Text that is safe to emit now, or a refusal that ends the stream. */
+  push(text: string): { emit: string; refusal?: GatewayError };
+  end(): { emit: string; refusal?: GatewayError };
+}
+
+/**
+ * One stage of the policy pipeline. Every hook is optional. `beforeForward` may refuse by throwing
+ * a GatewayError, or rewrite `call.body`; `afterCall` runs once for every call, whatever its
+ * outcome, and must not throw.
+ */
+export interface PipelineStage {
+  readonly name: string;
+  beforeForward?(call: InferenceCall): Promise<void>;
+  transformResponse?(
+    call: InferenceCall,
+    body: Record<string, unknown>,
+  ): Promise<Record<string, unknown>>;
+  openStreamFilter?(call: InferenceCall): StreamTextFilter | undefined;
+  afterCall?(call: InferenceCall): Promise<void>;
+}
+
+/**
+ * The order of the pipeline, in one place. Authentication happens before (it needs the transport's
+ * headers); forwarding happens between the request and response halves (by us for REST, by Envoy
+ * for ext_proc).
+ */
+export interface PipelineStages {
+  limit: PipelineStage;
+  guardRequest: PipelineStage;
+  route: PipelineStage;
+  guardResponse: PipelineStage;
+  meter: PipelineStage;
+  audit: PipelineStage;
+}
+
+export class Pipeline {
+  readonly stages: readonly PipelineStage[];
+
+  constructor(s: PipelineStages) {
+    // authenticate -> limit -> classify and guard the request -> route -> [forward]
+    //   -> guard the response -> meter -> audit
+    this.stages = [s.limit, s.guardRequest, s.route, s.guardResponse, s.meter, s.audit];
+  }
+
+  /** The request half: every stage's beforeForward, in order. Throws the first refusal. */
+  async admit(call: InferenceCall): Promise<void> {
+    for (const stage of this.stages) await stage.beforeForward?.(call);
+  }
+
+  /** The non-streamed response through every stage's transform, in order. */
+  async transformResponse(
+    call: InferenceCall,
+    body: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    let out = body;
+    for (const stage of this.stages)
+      if (stage.transformResponse) out = await stage.transformResponse(call, out);
+    return out;
+  }
+
+  /** The stream filters of every stage, chained in order. */
+  openStreamFilter(call: InferenceCall): StreamTextFilter {
+    const filters = this.stages.flatMap((s) => s.openStreamFilter?.(call) ?? []);
+    return chain(filters);
+  }
+
+  /** Metering and audit: runs every stage's afterCall; a failing stage does not stop the others. */
+  async finish(call: InferenceCall): Promise<void> {
+    const failures: unknown[] = [];
+    for (const stage of this.stages) {
+      try {
+        await stage.afterCall?.(call);
+      } catch (err) {
+        failures.push(err);
+      }
+    }
+    const first = failures[0];
+    if (first !== undefined) {
+      throw first instanceof GatewayError
+        ? first
+        : new GatewayError("internal_error", "post-call processing failed", { cause: first });
+    }
+  }
+}
+
+/** A stage that does nothing, for parts of the pipeline not configured. */
+export function passThroughStage(name: string): PipelineStage {
+  return { name };
+}
+
+function chain(filters: StreamTextFilter[]): StreamTextFilter {
+  if (filters.length === 0) return { push: (text) => ({ emit: text }), end: () => ({ emit: "" }) };
+  return {
+    push(text) {
+      let current = text;
+      for (const f of filters) {
+        const r = f.push(current);
+        if (r.refusal) return r;
+        current = r.emit;
+      }
+      return { emit: current };
+    },
+    end() {
+      let carry = "";
+      for (const f of filters) {
+        const pushed = carry ? f.push(carry) : { emit: "" };
+        if (pushed.refusal) return pushed;
+        const ended = f.end();
+        if (ended.refusal) return ended;
+        carry = pushed.emit + ended.emit;
+      }
+      return { emit: carry };
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { GatewayError } from "../core/errors.js";
+import type { RouteDecision, Target } from "../routing/routing-types.js";
+import type { TargetHealth } from "../routing/target-health.js";
+import {
+  UpstreamConnectError,
+  type UpstreamClient,
+  type UpstreamRequest,
+  type UpstreamResponse,
+} from "./upstream-client.js";
+
+export interface ForwardOptions {
+  retries: number;
+  signal: AbortSignal;
+  /** Backoff before attempt n (1-based); tests pass a no-op. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface Forwarded {
+  target: Target;
+  response: UpstreamResponse;
+  attempts: number;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Sends to the decision's targets in order. A refused connection, a timeout or a 5xx moves on to
+ * the next target after a short jittered backoff; nothing has reached the client yet, so retrying
+ * is safe. A response below 500 is returned as it is (the caller relays it).
+ */
+export async function forwardWithRetries(
+  client: UpstreamClient,
+  health: TargetHealth,
+  decision: RouteDecision,
+  build: (target: Target) => UpstreamRequest,
+  options: ForwardOptions,
+): Promise<Forwarded> {
+  const sleep = options.sleep ?? defaultSleep;
+  const maxAttempts = Math.min(decision.targets.length, options.retries + 1);
+  let lastReason = "no backend is available for this model";
+  for (let attempt = 0; attempt < maxAttempts; attempt++) {
+    if (options.signal.aborted) break;
+    if (attempt > 0) await sleep(25 * 2 ** attempt * (0.5 + Math.random()));
+    const target = decision.targets[attempt] as Target;
+    health.started(target.id);
+    try {
+      const response = await client.send(target, { ...build(target), signal: options.signal });
+      if (response.status >= 500) {
+        health.failed(target.id);
+        lastReason = `upstream answered ${response.status}`;
+        await response.body.dump().catch(() => undefined);
+        continue;
+      }
+      health.succeeded(target.id);
+      return { target, response, attempts: attempt + 1 };
+    } catch (err) {
+      if (options.signal.aborted) {
+        health.released(target.id);
+        break;
+      }
+      health.failed(target.id);
+      lastReason = err instanceof UpstreamConnectError ? err.message : "upstream request failed";
+    }
+  }
+  if (options.signal.aborted)
+    throw new GatewayError("upstream_unavailable", "the client went away");
+  throw new GatewayError("upstream_unavailable", `backend error: ${lastReason}`);
+}
