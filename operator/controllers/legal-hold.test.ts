@@ -63,3 +63,14 @@ test("deleting a LegalHold CR releases the hold", async (t) => {
   t.false([...h.native.holdStore.values()][0]?.active);
   t.is(h.get(LEGAL_HOLDS, "case-17"), undefined);
 });
+
+test("a hold whose dates the API echoes in another time zone is not replaced", async (t) => {
+  const h = new ReconcileHarness();
+  h.apply(LEGAL_HOLDS, "case-17", { ...HOLD_SPEC, from: "2026-01-01T01:00:00+01:00" });
+  await h.reconcile(LEGAL_HOLDS, "case-17");
+  const [hold] = [...h.native.holdStore.values()];
+  if (hold) hold.from = "2026-01-01T00:00:00.000Z";
+  await h.reconcile(LEGAL_HOLDS, "case-17");
+  t.is(h.native.holdStore.size, 1);
+  t.is(h.status(LEGAL_HOLDS, "case-17").holdId, hold?.id);
+});

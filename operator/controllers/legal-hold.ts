@@ -1,6 +1,11 @@
 import { legalHoldSpec, type LegalHoldSpec } from "../crd/specs.js";
 import { LEGAL_HOLDS } from "../kube/resources.js";
-import { legalHoldBody, type NativeApi } from "../native/native-client.js";
+import {
+  legalHoldBody,
+  type LegalHoldBody,
+  type NativeApi,
+  type NativeLegalHold,
+} from "../native/native-client.js";
 import type { Controller, SyncContext, SyncResult } from "../runtime/controller.js";
 import { readyConditions } from "../runtime/controller.js";
 import { driftedFields } from "../runtime/json-compare.js";
@@ -21,7 +26,7 @@ export function legalHoldController(native: NativeApi): Controller<LegalHoldSpec
       try {
         const holds = await native.legalHolds.list();
         const current = holds.find((h) => h.id === knownId);
-        const specChanged = current !== undefined && driftedFields(body, current).length > 0;
+        const specChanged = current !== undefined && holdDiffers(body, current);
         if (current && current.active && !specChanged) {
           return {
             status: { holdId: current.id, active: true },
@@ -59,4 +64,13 @@ export function legalHoldController(native: NativeApi): Controller<LegalHoldSpec
       if (typeof status.holdId === "string") await native.legalHolds.delete(status.holdId);
     },
   };
+}
+
+/** Dates compare as instants: "2026-01-01T01:00:00+01:00" and "2026-01-01T00:00:00Z" are the same hold. */
+function holdDiffers(body: LegalHoldBody, hold: NativeLegalHold): boolean {
+  const sameInstant = (a: string, b: string | undefined): boolean =>
+    b === undefined || Date.parse(a) === Date.parse(b);
+  if (!sameInstant(body.from, hold.from) || !sameInstant(body.to, hold.to)) return true;
+  const { from: _from, to: _to, ...rest } = body;
+  return driftedFields(rest, hold).length > 0;
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The spec of each custom resource as the operator reads it. The CRDs validate on admission; these
+ * The spec of each custom resource as the operator reads it, with the same defaults as crds/*.yaml. The CRDs validate on admission; these
  * schemas re-check so a spec the operator cannot act on becomes an InvalidSpec condition, not a crash.
  */
 
@@ -11,13 +11,16 @@ export const modelSpec = z.object({
   name: z.string().min(1),
   version: z.string().min(1),
   architecture: z.string().optional(),
-  modality: z.enum(["text", "embedding", "audio", "multimodal"]),
+  modality: z.enum(["text", "embedding", "audio", "multimodal"]).default("text"),
   engine: z.enum(["vllm", "tgi", "ollama", "generic"]),
   image: z.string().min(1).optional(),
   aliases: z.array(z.string()).optional(),
-  requiredTier: z.enum(["free", "pro", "business", "enterprise"]),
+  requiredTier: z.enum(["free", "pro", "business", "enterprise"]).default("free"),
   pricing: z
-    .object({ inputPer1k: z.number().nonnegative(), outputPer1k: z.number().nonnegative() })
+    .object({
+      inputPer1k: z.number().nonnegative().default(0),
+      outputPer1k: z.number().nonnegative().default(0),
+    })
     .optional(),
   contextWindow: z.number().int().positive().optional(),
   engineArtifacts: z.record(z.string(), z.unknown()).optional(),
@@ -58,7 +61,7 @@ export const routeSpec = z.object({
   customerId: z.string().min(1),
   name: z.string().optional(),
   match: z.object({ model: z.string().min(1), headers: stringMap.optional() }),
-  strategy: z.enum(["weighted", "fallback", "cheapest", "ab"]),
+  strategy: z.enum(["weighted", "fallback", "cheapest", "ab"]).default("weighted"),
   targets: z
     .array(z.object({ model: z.string().min(1), weight: z.number().min(0).default(1) }))
     .min(1),
@@ -74,8 +77,8 @@ export const guardrailRuleSpec = z.object({
   keywords: z.array(z.string()).optional(),
   entities: z.array(z.string()).optional(),
   maxTokens: z.number().int().positive().optional(),
-  action: z.enum(["block", "redact", "flag"]),
-  appliesTo: z.enum(["input", "output", "both"]),
+  action: z.enum(["block", "redact", "flag"]).default("block"),
+  appliesTo: z.enum(["input", "output", "both"]).default("input"),
   enabled: z.boolean().default(true),
 });
 export type GuardrailRuleSpec = z.infer<typeof guardrailRuleSpec>;

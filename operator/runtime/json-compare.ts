@@ -21,11 +21,14 @@ function normalize(value: unknown): unknown {
   return value === null ? undefined : value;
 }
 
-/** The body fields whose values differ in the native object (for drift messages). */
+/**
+ * The body fields whose values differ in the native object. Fields the native API does not echo back
+ * are skipped, so a response shape without them never causes a PATCH on every reconcile.
+ */
 export function driftedFields(body: object, native: object): string[] {
   const nativeRecord = native as Record<string, unknown>;
   return Object.entries(body)
-    .filter(([key, value]) => !sameJson(value, nativeRecord[key]))
+    .filter(([key, value]) => key in nativeRecord && !sameJson(value, nativeRecord[key]))
     .map(([key]) => key);
 }
 
