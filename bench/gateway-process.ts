@@ -9,6 +9,7 @@ import { memoryBroadcast } from "../dataplane/broadcast/broadcast.js";
 import { loadConfig } from "../dataplane/config/config.js";
 import { generateApiKey } from "../dataplane/core/api-key-format.js";
 import { openPglite } from "../dataplane/store/pglite-database.js";
+import { announceReady } from "./processes/child-control.js";
 
 const adminKey = generateApiKey();
 const config = loadConfig({ LOG_LEVEL: "silent", EVIDENT_ADMIN_KEY: adminKey });
@@ -17,13 +18,7 @@ const app = await createApp(config, { logger: pino({ level: "silent" }), stores 
 await app.http.listen({ port: 0, host: "127.0.0.1" });
 const address = app.http.server.address();
 const port = typeof address === "object" && address ? address.port : 0;
-process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}`, adminKey })}\n`);
-process.once("SIGTERM", () => {
-  app
-    .close()
-    .then(() => stores.db.close())
-    .then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+announceReady({ url: `http://127.0.0.1:${port}`, adminKey }, async () => {
+  await app.close();
+  await stores.db.close();
 });

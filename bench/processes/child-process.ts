@@ -5,9 +5,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import type { CpuReply } from "./child-control.js";
 
 export interface Child<T> {
   info: T;
+  /** CPU time (user + system) the child has used so far, in microseconds. */
+  cpuUs(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -22,7 +25,7 @@ process.on("exit", () => {
 export async function startChild<T>(modulePath: string, args: string[] = []): Promise<Child<T>> {
   const child = spawn(process.execPath, ["--import", "tsx", modulePath, ...args], {
     cwd: REPO_ROOT,
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["pipe", "pipe", "inherit"],
   });
   running.add(child);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -46,9 +49,22 @@ export async function startChild<T>(modulePath: string, args: string[] = []): Pr
       reject(new Error(`${modulePath} exited with code ${code}`));
     });
   });
-  lines.on("line", () => undefined); // later output is ignored
+  // Later lines answer "cpu" queries, one line per query, in order.
+  const waiting: ((line: string) => void)[] = [];
+  lines.on("line", (line) => waiting.shift()?.(line));
   return {
     info,
+    cpuUs: () =>
+      new Promise<number>((resolve, reject) => {
+        waiting.push((line) => {
+          try {
+            resolve((JSON.parse(line) as CpuReply).cpuUs);
+          } catch (error) {
+            reject(error instanceof Error ? error : new Error(String(error)));
+          }
+        });
+        child.stdin?.write("cpu\n");
+      }),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill("SIGTERM");

@@ -3,6 +3,7 @@
  * with no request log. Prints {"url": "..."} once listening; stops on SIGTERM.
  */
 import { startFakeUpstream } from "../../test/fakes/fake-openai-upstream.js";
+import { announceReady } from "./child-control.js";
 import { FAST_MODEL, MODEL_BEHAVIOURS, PACED_MODEL } from "../bench-models.js";
 
 const upstream = await startFakeUpstream({
@@ -10,10 +11,4 @@ const upstream = await startFakeUpstream({
   modelBehaviours: MODEL_BEHAVIOURS,
   recordRequests: false,
 });
-process.stdout.write(`${JSON.stringify({ url: upstream.url })}\n`);
-process.once("SIGTERM", () => {
-  upstream.close().then(
-    () => process.exit(0),
-    () => process.exit(1),
-  );
-});
+announceReady({ url: upstream.url }, () => upstream.close());

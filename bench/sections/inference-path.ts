@@ -8,8 +8,8 @@
  */
 import type { Pool } from "undici";
 import { chatBody, FAST_MODEL, FAST_PIECES, PACED_MODEL, PACED_PIECES } from "../bench-models.js";
-import { openTarget, runLoad, type LoadRequest, type LoadResult } from "../load/load-generator.js";
-import { summarise, type Measurements, type ScenarioName } from "./inference-summary.js";
+import { openTarget, runLoad, type LoadRequest, type LoadSpec } from "../load/load-generator.js";
+import { summarise, type Measurements, type Run, type ScenarioName } from "./inference-summary.js";
 import type { Section, SectionContext, SectionReport } from "./section.js";
 import { startTargets, type Target } from "./inference-targets.js";
 
@@ -67,6 +67,23 @@ const SCENARIOS: Scenario[] = [
   },
 ];
 
+/** One load run, with the CPU time the hop and the upstream spent on it, per request. */
+async function measureRun(pool: Pool, target: Target, spec: LoadSpec): Promise<Run> {
+  const hopBefore = await target.hopCpuUs?.();
+  const upstreamBefore = await target.upstreamCpuUs();
+  const load = await runLoad(pool, spec);
+  const hopAfter = await target.hopCpuUs?.();
+  const upstreamAfter = await target.upstreamCpuUs();
+  const per = (after: number, before: number): number =>
+    (after - before) / Math.max(1, load.completed);
+  return {
+    ...load,
+    hopCpuUsPerRequest:
+      hopAfter === undefined || hopBefore === undefined ? undefined : per(hopAfter, hopBefore),
+    upstreamCpuUsPerRequest: per(upstreamAfter, upstreamBefore),
+  };
+}
+
 async function warmUp(pool: Pool, target: Target): Promise<void> {
   await runLoad(pool, {
     connections: 10,
@@ -90,7 +107,7 @@ export const inferencePathSection: Section = {
         const order = round % 2 === 0 ? targets : [...targets].reverse();
         for (const scenario of SCENARIOS) {
           for (const target of order) {
-            const result: LoadResult = await runLoad(pools.get(target.name) as Pool, {
+            const result = await measureRun(pools.get(target.name) as Pool, target, {
               connections: scenario.connections,
               maxRequests: scenario.maxRequests || context.options.pacedStreams,
               maxSeconds: scenario.seconds(context),

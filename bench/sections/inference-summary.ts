@@ -2,7 +2,9 @@
  * Turns the inference section's raw runs into its table, ratios and target checks.
  * Throughput: median over rounds of each target's req/s; the gateway/baseline ratio is the median
  * of the per-round ratios (paired, so a noisy round moves both). Latency and time to first token:
- * percentiles of all samples pooled over rounds; "added" is the target's percentile minus direct's.
+ * the table shows percentiles of all samples pooled over rounds; "added" is the median over rounds
+ * of (target's percentile - direct's percentile in the same round), so one noisy round cannot
+ * decide it. CPU per request: median over rounds of the hop process's CPU time / requests served.
  */
 import type { BenchOptions } from "../config/bench-options.js";
 import type { LoadResult } from "../load/load-generator.js";
@@ -11,7 +13,12 @@ import type { TargetName } from "./inference-targets.js";
 import type { SectionReport, TargetCheck } from "./section.js";
 
 export type ScenarioName = "json-throughput" | "sse-throughput" | "json-latency" | "paced-ttft";
-export type Measurements = Map<`${ScenarioName}/${TargetName}`, LoadResult[]>;
+/** One load run, plus the CPU time spent per request by the hop (proxy/gateway) and the upstream. */
+export interface Run extends LoadResult {
+  hopCpuUsPerRequest: number | undefined;
+  upstreamCpuUsPerRequest: number;
+}
+export type Measurements = Map<`${ScenarioName}/${TargetName}`, Run[]>;
 
 const round2 = (n: number): number => Math.round(n * 100) / 100;
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
@@ -23,7 +30,7 @@ export function summarise(
   gatewayMissing: string | undefined,
   options: BenchOptions,
 ): SectionReport {
-  const runs = (scenario: ScenarioName, target: TargetName): LoadResult[] =>
+  const runs = (scenario: ScenarioName, target: TargetName): Run[] =>
     measurements.get(`${scenario}/${target}`) ?? [];
   const pooled = (
     scenario: ScenarioName,
@@ -42,16 +49,31 @@ export function summarise(
     if (a.length === 0 || b.length === 0) return null;
     return round3(median(a.map((r, i) => r.requestsPerSecond / (b[i]?.requestsPerSecond ?? NaN))));
   };
+  /** Median over rounds of (target's percentile - direct's percentile) in the same round. */
   const added = (
     scenario: ScenarioName,
     target: TargetName,
     field: "latenciesMs" | "firstTokenMs",
     p: number,
-  ) => {
-    const own = pooled(scenario, target, field);
-    const direct = pooled(scenario, "direct", field);
-    if (own.length === 0 || direct.length === 0) return null;
-    return round3(percentile(own, p) - percentile(direct, p));
+  ): number | null => {
+    const own = runs(scenario, target);
+    const direct = runs(scenario, "direct");
+    const diffs = own.flatMap((r, i) => {
+      const base = direct[i];
+      if (!base || r[field].length === 0 || base[field].length === 0) return [];
+      return [percentile(r[field], p) - percentile(base[field], p)];
+    });
+    return diffs.length ? round3(median(diffs)) : null;
+  };
+  const hopCpu = (scenario: ScenarioName, target: TargetName): number | null => {
+    const values = runs(scenario, target).flatMap((r) => r.hopCpuUsPerRequest ?? []);
+    return values.length ? median(values) : null;
+  };
+  const cpuCell = (value: number | null): string => (value === null ? "-" : value.toFixed(0));
+  const cpuRatio = (scenario: ScenarioName): number | null => {
+    const gateway = hopCpu(scenario, "gateway");
+    const baseline = hopCpu(scenario, "baseline");
+    return gateway === null || baseline === null ? null : round3(baseline / gateway);
   };
   const sum = (
     target: TargetName,
@@ -87,12 +109,19 @@ export function summarise(
       "SSE responses delivered as sent",
       (t) => `${sum(t, sse, "completed") - sum(t, sse, "undelivered")}/${sum(t, sse, "completed")}`,
     ),
+    row("hop CPU us/request, JSON 50 conns", (t) => cpuCell(hopCpu("json-throughput", t))),
+    row("hop CPU us/request, SSE 50 conns", (t) => cpuCell(hopCpu("sse-throughput", t))),
+    row("upstream CPU us/request, JSON 50 conns", (t) =>
+      median(runs("json-throughput", t).map((r) => r.upstreamCpuUsPerRequest)).toFixed(0),
+    ),
     row("failed requests (all scenarios)", (t) => String(sum(t, all, "errors"))),
   ];
 
   const ratios: Record<string, number | null> = {
     gateway_over_baseline_json_rps: pairedRatio("json-throughput", "gateway", "baseline"),
     gateway_over_baseline_sse_rps: pairedRatio("sse-throughput", "gateway", "baseline"),
+    gateway_over_baseline_json_rps_from_cpu: cpuRatio("json-throughput"),
+    gateway_over_baseline_sse_rps_from_cpu: cpuRatio("sse-throughput"),
     baseline_over_direct_json_rps: pairedRatio("json-throughput", "baseline", "direct"),
     baseline_over_direct_sse_rps: pairedRatio("sse-throughput", "baseline", "direct"),
     gateway_added_p50_ms: added("json-latency", "gateway", "latenciesMs", 50),
@@ -171,6 +200,9 @@ export function summarise(
         p50_ms: round3(percentile(r.latenciesMs, 50)),
         p99_ms: round3(percentile(r.latenciesMs, 99)),
         ttft_p50_ms: r.firstTokenMs.length ? round3(percentile(r.firstTokenMs, 50)) : null,
+        hop_cpu_us_per_request:
+          r.hopCpuUsPerRequest === undefined ? null : round2(r.hopCpuUsPerRequest),
+        upstream_cpu_us_per_request: round2(r.upstreamCpuUsPerRequest),
       })),
     ]),
   );

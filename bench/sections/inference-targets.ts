@@ -15,6 +15,10 @@ export interface Target {
   /** Base URL including /v1. */
   base: string;
   headers: Record<string, string>;
+  /** CPU time used so far by the process between client and upstream (none for direct), in µs. */
+  hopCpuUs: (() => Promise<number>) | undefined;
+  /** CPU time used so far by the upstream process, in µs. */
+  upstreamCpuUs: () => Promise<number>;
 }
 
 export interface Targets {
@@ -44,9 +48,22 @@ export async function startTargets(log: (line: string) => void): Promise<Targets
       authorization: "Bearer bench-not-checked",
       "content-type": "application/json",
     };
+    const upstreamCpuUs = (): Promise<number> => upstream.cpuUs();
     const targets: Target[] = [
-      { name: "direct", base: upstream.info.url, headers: bearer },
-      { name: "baseline", base: baseline.info.url, headers: bearer },
+      {
+        name: "direct",
+        base: upstream.info.url,
+        headers: bearer,
+        hopCpuUs: undefined,
+        upstreamCpuUs,
+      },
+      {
+        name: "baseline",
+        base: baseline.info.url,
+        headers: bearer,
+        hopCpuUs: () => baseline.cpuUs(),
+        upstreamCpuUs,
+      },
     ];
     let gatewayMissing: string | undefined;
     try {
@@ -64,6 +81,8 @@ export async function startTargets(log: (line: string) => void): Promise<Targets
         name: "gateway",
         base: `${gateway.info.url}/v1`,
         headers: { authorization: `Bearer ${inferenceKey}`, "content-type": "application/json" },
+        hopCpuUs: () => gateway.cpuUs(),
+        upstreamCpuUs,
       });
     } catch (error) {
       gatewayMissing = error instanceof Error ? error.message : String(error);

@@ -1,0 +1,28 @@
+/**
+ * The child side of bench/processes/child-process.ts: print one JSON line when ready, answer
+ * "cpu" lines on stdin with this process's CPU time so far, and close cleanly on SIGTERM.
+ */
+import { createInterface } from "node:readline";
+
+export interface CpuReply {
+  /** User + system CPU time of this process so far, in microseconds. */
+  cpuUs: number;
+}
+
+export function announceReady(info: object, close: () => Promise<void>): void {
+  process.stdout.write(`${JSON.stringify(info)}\n`);
+  const lines = createInterface({ input: process.stdin });
+  lines.on("line", (line) => {
+    if (line.trim() !== "cpu") return;
+    const { user, system } = process.cpuUsage();
+    const reply: CpuReply = { cpuUs: user + system };
+    process.stdout.write(`${JSON.stringify(reply)}\n`);
+  });
+  process.once("SIGTERM", () => {
+    lines.close();
+    close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}
