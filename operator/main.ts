@@ -49,12 +49,14 @@ async function main(): Promise<void> {
     resyncMs: config.resyncSeconds * 1000,
     identity: config.podName,
     concurrency: config.concurrency,
-    lease: {
-      namespace: config.leaseNamespace,
-      name: config.leaseName,
-      durationMs: config.leaseDurationSeconds * 1000,
-      retryPeriodMs: Math.max(1000, Math.round((config.leaseDurationSeconds * 1000) / 5)),
-    },
+    lease: config.leaderElection
+      ? {
+          namespace: config.leaseNamespace,
+          name: config.leaseName,
+          durationMs: config.leaseDurationSeconds * 1000,
+          retryPeriodMs: Math.max(1000, Math.round((config.leaseDurationSeconds * 1000) / 5)),
+        }
+      : undefined,
   });
   const health = await startHealthServer({
     port: config.metricsPort,

@@ -36,7 +36,8 @@ export interface OperatorOptions {
   watchNamespace: string | undefined;
   resyncMs: number;
   identity: string;
-  lease: { namespace: string; name: string; durationMs: number; retryPeriodMs: number };
+  /** undefined: no leader election, this replica always reconciles (single replica only). */
+  lease: { namespace: string; name: string; durationMs: number; retryPeriodMs: number } | undefined;
   concurrency?: number;
   backoff?: BackoffPolicy;
 }
@@ -164,34 +165,42 @@ export function startOperator(options: OperatorOptions): RunningOperator {
   );
   const informers = [...customInformers.map(([, informer]) => informer), ...workloadInformers];
 
-  const elector = new LeaderElector({
-    kube,
-    clock,
-    logger,
-    namespace: options.lease.namespace,
-    leaseName: options.lease.name,
-    identity: options.identity,
-    leaseDurationMs: options.lease.durationMs,
-    retryPeriodMs: options.lease.retryPeriodMs,
-    onStartedLeading: () => {
-      metrics.isLeader.set(1);
-      // Catch up on everything the cache holds: a new leader reconciles the world once.
-      for (const [kind, informer] of customInformers)
-        for (const object of informer.list()) enqueue(kind, object);
-      queue.resume();
-    },
-    onStoppedLeading: () => {
-      metrics.isLeader.set(0);
-      queue.pause();
-    },
-  });
+  let leading = false;
+  const startedLeading = (): void => {
+    leading = true;
+    metrics.isLeader.set(1);
+    // Catch up on everything the cache holds: a new leader reconciles the world once.
+    for (const [kind, informer] of customInformers)
+      for (const object of informer.list()) enqueue(kind, object);
+    queue.resume();
+  };
+  const lease = options.lease;
+  const elector =
+    lease &&
+    new LeaderElector({
+      kube,
+      clock,
+      logger,
+      namespace: lease.namespace,
+      leaseName: lease.name,
+      identity: options.identity,
+      leaseDurationMs: lease.durationMs,
+      retryPeriodMs: lease.retryPeriodMs,
+      onStartedLeading: startedLeading,
+      onStoppedLeading: () => {
+        leading = false;
+        metrics.isLeader.set(0);
+        queue.pause();
+      },
+    });
 
   for (const informer of informers) informer.start();
-  elector.start();
+  if (elector) elector.start();
+  else startedLeading();
 
   return {
     get isLeader() {
-      return elector.isLeader;
+      return leading;
     },
     ready: () => informers.every((i) => i.hasSynced),
     idle: () => queue.idle(),
@@ -200,7 +209,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
       queue.pause();
       await queue.idle();
       await queue.shutdown();
-      await elector.release();
+      await elector?.release();
     },
   };
 }

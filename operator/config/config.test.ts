@@ -14,7 +14,14 @@ test("defaults apply when only the API URL and admin key are set", (t) => {
     leaseNamespace: "evident-system",
     podName: "op-0",
     concurrency: 4,
+    leaderElection: true,
   });
+});
+
+test("the chart's PORT sets the metrics port unless METRICS_PORT is given; LEADER_ELECTION=false turns the Lease off", (t) => {
+  t.is(loadOperatorConfig({ ...base, PORT: "8090" }).metricsPort, 8090);
+  t.is(loadOperatorConfig({ ...base, PORT: "8090", METRICS_PORT: "9100" }).metricsPort, 9100);
+  t.false(loadOperatorConfig({ ...base, LEADER_ELECTION: "false" }).leaderElection);
 });
 
 test("every variable is read", (t) => {
@@ -47,6 +54,7 @@ for (const [variable, value] of [
   ["RESYNC_SECONDS", "soon"],
   ["METRICS_PORT", "70000"],
   ["LEASE_NAME", "Not_A_Name"],
+  ["LEADER_ELECTION", "maybe"],
 ] as const) {
   test(`a bad ${variable} stops start-up with an error naming it and not echoing the value`, (t) => {
     const err = t.throws(() => loadOperatorConfig({ ...base, [variable]: value }), {

@@ -8,6 +8,8 @@ export interface OperatorConfig {
   watchNamespace: string | undefined;
   resyncSeconds: number;
   metricsPort: number;
+  /** false: a single replica that reconciles without a Lease (development only). */
+  leaderElection: boolean;
   leaseName: string;
   leaseNamespace: string;
   leaseDurationSeconds: number;
@@ -34,7 +36,10 @@ const schema = z.object({
     ),
   WATCH_NAMESPACE: optionalText,
   RESYNC_SECONDS: integer(5, 86_400).default(300),
-  METRICS_PORT: integer(1, 65_535).default(8081),
+  METRICS_PORT: integer(1, 65_535).optional(),
+  /** The Helm chart sets PORT for the operator's health/metrics port; METRICS_PORT wins when both are set. */
+  PORT: integer(1, 65_535).optional(),
+  LEADER_ELECTION: z.enum(["true", "false"]).default("true"),
   LEASE_NAME: z
     .string()
     .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a DNS subdomain name")
@@ -79,7 +84,8 @@ export function loadOperatorConfig(
     adminKey: e.EVIDENT_ADMIN_KEY,
     watchNamespace: e.WATCH_NAMESPACE,
     resyncSeconds: e.RESYNC_SECONDS,
-    metricsPort: e.METRICS_PORT,
+    metricsPort: e.METRICS_PORT ?? e.PORT ?? 8081,
+    leaderElection: e.LEADER_ELECTION === "true",
     leaseName: e.LEASE_NAME,
     leaseNamespace: namespace,
     leaseDurationSeconds: e.LEASE_DURATION_SECONDS,
