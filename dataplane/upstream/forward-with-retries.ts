@@ -24,8 +24,8 @@ export interface Forwarded {
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
- * Sends to the decision's targets in order. A refused connection, a timeout or a 5xx moves on to
- * the next target after a short jittered backoff; nothing has reached the client yet, so retrying
+ * Sends to the decision's targets in order, up to retries + 1 attempts. A refused connection, a
+ * timeout or a 5xx moves on to the next target after a short jittered backoff; nothing has reached the client yet, so retrying
  * is safe. A response below 500 is returned as it is (the caller relays it).
  */
 export async function forwardWithRetries(
@@ -36,12 +36,13 @@ export async function forwardWithRetries(
   options: ForwardOptions,
 ): Promise<Forwarded> {
   const sleep = options.sleep ?? defaultSleep;
-  const maxAttempts = Math.min(decision.targets.length, options.retries + 1);
+  const maxAttempts = decision.targets.length === 0 ? 0 : options.retries + 1;
   let lastReason = "no backend is available for this model";
   for (let attempt = 0; attempt < maxAttempts; attempt++) {
     if (options.signal.aborted) break;
     if (attempt > 0) await sleep(25 * 2 ** attempt * (0.5 + Math.random()));
-    const target = decision.targets[attempt] as Target;
+    // Next target in order; with fewer targets than attempts, the list is tried again.
+    const target = decision.targets[attempt % decision.targets.length] as Target;
     health.started(target.id);
     try {
       const response = await client.send(target, { ...build(target), signal: options.signal });

@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { Agent, errors as undiciErrors, type Dispatcher } from "undici";
+import { Agent, errors as undiciErrors, type Dispatcher, type FormData } from "undici";
 import type { Target } from "../routing/routing-types.js";
 
 export interface UpstreamTimeouts {

@@ -1,5 +1,6 @@
 import { openAsBlob } from "node:fs";
 import type { Readable } from "node:stream";
+import { FormData } from "undici";
 import { z } from "zod";
 import type { AppContext } from "../../../app/context.js";
 import { GatewayError } from "../../../core/errors.js";
@@ -107,6 +108,7 @@ export function compatRoutes(ctx: AppContext): AnyRouteSpec[] {
           return await relayJson(ctx, call, input.reply, {
             path: "/audio/transcriptions",
             build: (c, upstreamModel) => {
+              // undici only streams FormData from its own package (not the global one).
               const form = new FormData();
               for (const [k, v] of Object.entries(c.body)) {
                 if (k !== "model" && typeof v === "string") form.append(k, v);
