@@ -2,6 +2,7 @@
  * Benchmark options: the only place in bench/ that reads the environment.
  * BENCH_ROUNDS: interleaved rounds (default 5, the least the issue accepts for a reported result).
  * BENCH_SECONDS: length of each throughput run, in seconds (default 2).
+ * BENCH_CPU_PROFILE=1: write a V8 CPU profile of the gateway process to .bench/profile/.
  */
 export interface BenchOptions {
   rounds: number;
@@ -13,6 +14,8 @@ export interface BenchOptions {
   pacedStreams: number;
   /** Where the last results are written. */
   outputFile: string;
+  /** Where the gateway process writes a .cpuprofile on exit; undefined: no profile. */
+  gatewayProfileDir: string | undefined;
 }
 
 function positiveNumber(name: string, raw: string | undefined, fallback: number): number {
@@ -36,5 +39,6 @@ export function benchOptionsFromProcess(): BenchOptions {
     latencySeconds: Math.max(0.5, seconds * 0.75),
     pacedStreams: 8,
     outputFile: ".bench/last.json",
+    gatewayProfileDir: process.env.BENCH_CPU_PROFILE === "1" ? ".bench/profile" : undefined,
   };
 }

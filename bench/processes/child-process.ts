@@ -22,8 +22,12 @@ process.on("exit", () => {
   for (const child of running) child.kill("SIGKILL");
 });
 
-export async function startChild<T>(modulePath: string, args: string[] = []): Promise<Child<T>> {
-  const child = spawn(process.execPath, ["--import", "tsx", modulePath, ...args], {
+export async function startChild<T>(
+  modulePath: string,
+  args: string[] = [],
+  nodeArgs: string[] = [],
+): Promise<Child<T>> {
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", modulePath, ...args], {
     cwd: REPO_ROOT,
     stdio: ["pipe", "pipe", "inherit"],
   });

@@ -30,7 +30,10 @@ export interface Targets {
 
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
 
-export async function startTargets(log: (line: string) => void): Promise<Targets> {
+export async function startTargets(
+  log: (line: string) => void,
+  gatewayProfileDir: string | undefined,
+): Promise<Targets> {
   const children: Child<unknown>[] = [];
   const stop = async (): Promise<void> => {
     await Promise.all(children.map((child) => child.stop()));
