@@ -70,8 +70,13 @@ export async function startTargets(
     ];
     let gatewayMissing: string | undefined;
     try {
+      const profile = gatewayProfileDir
+        ? ["--cpu-prof", `--cpu-prof-dir=${gatewayProfileDir}`]
+        : [];
       const gateway = await startChild<{ url: string; adminKey: string }>(
         here("../gateway-process.ts"),
+        [],
+        profile,
       );
       children.push(gateway);
       const { inferenceKey } = await registerBenchModels(
