@@ -1,0 +1,83 @@
+import { createHash } from "node:crypto";
+
+/**
+ * The audit record and its hash chain.
+ *
+ * Each customer has its own chain (so customers verify and export independently, and writes for
+ * different customers do not serialise on one lock). Record n of a chain stores:
+ *   record_digest = SHA-256(canonical JSON of the record's fields, seq included)
+ *   hash          = SHA-256(prev_hash || record_digest)      (both as lowercase hex strings)
+ *   prev_hash     = hash of record n-1, or GENESIS_HASH for seq 1
+ * Editing a field breaks record_digest; removing or reordering a record breaks seq continuity or
+ * prev_hash; recomputing everything after an edit is caught by the signed checkpoints.
+ * Retention removes a record's fields but keeps seq, record_digest, prev_hash and hash (a
+ * tombstone), so the chain still verifies after deletion.
+ */
+export const GENESIS_HASH = "0".repeat(64);
+
+export type AuditKind = "inference" | "management";
+
+export interface AuditVerdict {
+  check: string;
+  action: string;
+  score: number;
+  threshold: number;
+}
+
+/** Every field that the record digest covers. Absent values are null, never undefined. */
+export interface AuditFields {
+  id: string;
+  customer_id: string;
+  seq: number;
+  occurred_at: string; // ISO 8601, UTC, millisecond precision
+  kind: AuditKind;
+  request_id: string | null;
+  key_id: string | null;
+  /** inference: endpoint ("chat.completions"...); management: action ("key.create"...). */
+  action: string;
+  /** inference: model requested; management: resource id. */
+  subject: string | null;
+  model: string | null;
+  backend: string | null;
+  route: Record<string, unknown> | null;
+  classification: string | null;
+  verdicts: AuditVerdict[];
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; source: string } | null;
+  cost_usd: number | null;
+  latency_ms: number | null;
+  status: number | null;
+  error_code: string | null;
+  outcome: string | null;
+  request_sha256: string | null;
+  response_sha256: string | null;
+  /** SHA-256 of the stored content (when content is kept); the content itself is not chained. */
+  content_sha256: string | null;
+  details: Record<string, unknown> | null;
+}
+
+/** JSON with object keys sorted at every level: the same fields always give the same bytes. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value ?? null);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+}
+
+export function sha256Hex(data: string | Buffer): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+export function recordDigest(fields: AuditFields): string {
+  return sha256Hex(canonicalJson(fields));
+}
+
+export function chainHash(prevHash: string, digest: string): string {
+  return sha256Hex(prevHash + digest);
+}
+
+/** What a checkpoint signs: one line, so any tool can reproduce it. */
+export function checkpointMessage(c: { customer_id: string; seq: number; hash: string; created_at: string }): string {
+  return `evident-audit-checkpoint:v1:${c.customer_id}:${c.seq}:${c.hash}:${c.created_at}`;
+}
