@@ -68,7 +68,7 @@ export function modelController(native: NativeApi): Controller<ModelSpec> {
           events,
         };
       } catch (err) {
-        return nativeFailure(err, { phase: "Failed" });
+        return nativeFailure(err, {});
       }
     },
     async cleanup({ status }): Promise<void> {

@@ -106,6 +106,7 @@ export class Informer {
     }
     this.resourceVersion = listed.resourceVersion;
     this.synced = true;
+    this.failures = 0;
     this.cancelResync = this.options.clock.setTimer(this.options.resyncMs, () => {
       this.options.onWatchRestart?.("resync");
       void this.relist();
