@@ -1,0 +1,21 @@
+import type { RateLimits } from "./rate-limits.js";
+
+/**
+ * Inference limits apply per caller, and the caller is the customer that owns the API key: every
+ * key of one customer shares one limit, so minting keys does not multiply it.
+ */
+export function customerLimitKey(customerId: string): string {
+  return `customer:${customerId}`;
+}
+
+/** The management API (/api/v1) is limited per API key, separately from inference. */
+export function managementLimitKey(apiKeyId: string): string {
+  return `management:${apiKeyId}`;
+}
+
+/** Generous enough for dashboards and scripts, low enough that a key cannot flood the store. */
+export const MANAGEMENT_REQUESTS_PER_MINUTE = 600;
+
+export function managementLimits(requestsPerMinute = MANAGEMENT_REQUESTS_PER_MINUTE): RateLimits {
+  return { requestsPerMinute, tokensPerMinute: null };
+}

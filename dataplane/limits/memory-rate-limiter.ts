@@ -1,0 +1,109 @@
+import type { Clock } from "../core/clock.js";
+import { EMPTY_BUCKET, WINDOW_MS, charge, drainedLevel, fits, type BucketState } from "./gcra.js";
+import { checkAdmitInput, toAdmission } from "./rate-limit-decision.js";
+import type { Admission, RateLimiter, RateLimits, Reservation } from "./rate-limits.js";
+
+interface CallerState {
+  requests: BucketState;
+  tokens: BucketState;
+}
+
+export interface MemoryRateLimiterOptions {
+  clock: Clock;
+  /** Most callers kept; beyond it the least recently used is forgotten. Default 100,000. */
+  maxKeys?: number;
+  /** How the reservations it hands out are labelled (the Redis limiter's fallback uses "local"). */
+  store?: Reservation["store"];
+}
+
+/**
+ * The in-process limiter: the same GCRA as Redis, for one replica or as Redis's fallback. Memory is
+ * bounded: a caller idle for a whole window has drained to nothing and is dropped, and beyond
+ * `maxKeys` the least recently used caller is dropped.
+ */
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly callers = new Map<string, CallerState>();
+  private readonly clock: Clock;
+  private readonly maxKeys: number;
+  private readonly store: Reservation["store"];
+  private lastSweep = 0;
+
+  constructor(options: MemoryRateLimiterOptions) {
+    this.clock = options.clock;
+    this.maxKeys = options.maxKeys ?? 100_000;
+    this.store = options.store ?? "primary";
+  }
+
+  /** Callers currently held in memory. */
+  get size(): number {
+    return this.callers.size;
+  }
+
+  async admit(key: string, limits: RateLimits, reserveTokens: number): Promise<Admission> {
+    checkAdmitInput(limits, reserveTokens);
+    const now = Math.floor(this.clock.now());
+    this.sweep(now);
+    const state = this.touch(key);
+    const rpm = limits.requestsPerMinute;
+    const tpm = limits.tokensPerMinute;
+    const requestLevel = rpm === null ? 0 : drainedLevel(state.requests, rpm, now);
+    const tokenLevel = tpm === null ? 0 : drainedLevel(state.tokens, tpm, now);
+    const allowed =
+      (rpm === null || fits(requestLevel, rpm, 1)) &&
+      (tpm === null || fits(tokenLevel, tpm, reserveTokens));
+    if (allowed) {
+      if (rpm !== null) state.requests = charge(state.requests, rpm, now, 1);
+      if (tpm !== null) state.tokens = charge(state.tokens, tpm, now, reserveTokens);
+    }
+    const levels = allowed
+      ? { requests: state.requests.level, tokens: state.tokens.level }
+      : { requests: requestLevel, tokens: tokenLevel };
+    const reservation: Reservation = {
+      key,
+      reservedTokens: reserveTokens,
+      tokensPerMinute: tpm,
+      store: this.store,
+    };
+    return toAdmission(allowed, levels, limits, reserveTokens, reservation, this.store === "local");
+  }
+
+  async settle(reservation: Reservation, actualTokens: number): Promise<void> {
+    const tpm = reservation.tokensPerMinute;
+    const delta = Math.max(0, Math.round(actualTokens)) - reservation.reservedTokens;
+    if (tpm === null || delta === 0) return;
+    const now = Math.floor(this.clock.now());
+    const state = this.touch(reservation.key);
+    state.tokens = charge(state.tokens, tpm, now, delta);
+  }
+
+  /** The caller's state, moved to the most recently used end; evicts beyond maxKeys. */
+  private touch(key: string): CallerState {
+    let state = this.callers.get(key);
+    if (state) this.callers.delete(key);
+    else state = { requests: EMPTY_BUCKET, tokens: EMPTY_BUCKET };
+    this.callers.set(key, state);
+    while (this.callers.size > this.maxKeys) {
+      const oldest = this.callers.keys().next().value;
+      if (oldest === undefined) break;
+      this.callers.delete(oldest);
+    }
+    return state;
+  }
+
+  /** At most once a window, drop callers whose buckets have drained (idle longer than they need). */
+  private sweep(now: number): void {
+    if (now - this.lastSweep < WINDOW_MS) return;
+    this.lastSweep = now;
+    for (const [key, state] of this.callers) {
+      if (isIdle(state, now)) this.callers.delete(key);
+    }
+  }
+}
+
+/**
+ * Idle means every charge has drained whatever the limit: a level drains by at least 1 per ms, so
+ * after `level` ms (and at least a window) nothing is left.
+ */
+function isIdle(state: CallerState, now: number): boolean {
+  return [state.requests, state.tokens].every((b) => now - b.at >= Math.max(WINDOW_MS, b.level));
+}

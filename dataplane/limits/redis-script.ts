@@ -1,0 +1,54 @@
+import { createHash } from "node:crypto";
+import type { RedisConnection } from "../store/redis-connection.js";
+
+export interface ScriptCallOptions {
+  /** Milliseconds before the command is abandoned (it may still run on the server). */
+  timeoutMs: number;
+  /** Called with the command name before each command is sent: one call is one round trip. */
+  onCommand?: (command: string) => void;
+}
+
+/**
+ * A Lua script run with EVALSHA, falling back to EVAL when the server does not know it yet (after
+ * a restart or SCRIPT FLUSH); EVAL also loads it, so the next call is one EVALSHA again.
+ */
+export class RedisScript {
+  readonly sha: string;
+
+  constructor(readonly source: string) {
+    this.sha = createHash("sha1").update(source).digest("hex");
+  }
+
+  async run(
+    connection: RedisConnection,
+    keys: string[],
+    args: (string | number)[],
+    options: ScriptCallOptions,
+  ): Promise<unknown> {
+    const tail = [String(keys.length), ...keys, ...args.map(String)];
+    const send = (command: "EVALSHA" | "EVAL", head: string) => {
+      options.onCommand?.(command);
+      return connection.client.sendCommand([command, head, ...tail], {
+        timeout: options.timeoutMs,
+      });
+    };
+    try {
+      return await send("EVALSHA", this.sha);
+    } catch (err) {
+      if (!(err instanceof Error && err.message.startsWith("NOSCRIPT"))) throw err;
+      return await send("EVAL", this.source);
+    }
+  }
+}
+
+/** A reply that must be an array of integers (how Lua numbers come back). */
+export function integerArray(reply: unknown, length: number): number[] {
+  if (!Array.isArray(reply) || reply.length !== length) {
+    throw new Error(`unexpected script reply shape`);
+  }
+  return reply.map((v: unknown) => {
+    const n = typeof v === "number" ? v : Number(v);
+    if (!Number.isFinite(n)) throw new Error("unexpected script reply value");
+    return n;
+  });
+}
