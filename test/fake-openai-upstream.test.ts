@@ -1,6 +1,7 @@
 import test from "ava";
 import { Readable } from "node:stream";
 import OpenAI, { toFile } from "openai";
+import { Pool } from "undici";
 import { startFakeUpstream, type FakeUpstream } from "./fakes/fake-openai-upstream.js";
 import { readMultipart } from "./fakes/fake-openai-upstream-multipart.js";
 
@@ -231,4 +232,20 @@ test("fake upstream (test double): the official openai SDK can use all four endp
     models.data.map((m) => m.id),
     ["fake-model", "emb"],
   );
+});
+
+test("fake upstream (test double): counts accepted connections, so keep-alive reuse is visible", async (t) => {
+  const upstream = await startFakeUpstream();
+  t.teardown(() => upstream.close());
+  const pool = new Pool(new URL(upstream.url).origin, { connections: 1 });
+  t.teardown(() => pool.close());
+  for (let i = 0; i < 3; i += 1) {
+    const res = await pool.request({ method: "GET", path: "/v1/models" });
+    await res.body.text();
+  }
+  t.is(upstream.connectionsAccepted(), 1);
+  const other = new Pool(new URL(upstream.url).origin, { connections: 1 });
+  await (await other.request({ method: "GET", path: "/v1/models" })).body.text();
+  await other.close();
+  t.is(upstream.connectionsAccepted(), 2);
 });

@@ -71,6 +71,8 @@ export interface FakeUpstream {
   abortedRequests(): number;
   /** Requests being answered right now. */
   activeRequests(): number;
+  /** TCP connections accepted so far (keep-alive reuse shows as fewer connections than requests). */
+  connectionsAccepted(): number;
   /** Resolves once at least `count` requests have been aborted by their client. */
   whenAborted(count: number): Promise<void>;
   close(): Promise<void>;
@@ -146,6 +148,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   const requests: RecordedRequest[] = [];
   let active = 0;
   let aborted = 0;
+  let connections = 0;
   let sequence = 0;
   const abortWaiters: { count: number; resolve: () => void }[] = [];
 
@@ -307,6 +310,9 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       else res.destroy();
     });
   });
+  server.on("connection", () => {
+    connections += 1;
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
 
@@ -316,6 +322,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     script: queue,
     abortedRequests: () => aborted,
     activeRequests: () => active,
+    connectionsAccepted: () => connections,
     whenAborted: (count) =>
       aborted >= count
         ? Promise.resolve()
