@@ -1,7 +1,7 @@
 /**
  * Puts the benchmark models on the gateway through its native API: register each model, create a
  * deployment, move it pending -> provisioning -> running with the upstream as endpoint_url, then
- * wait until GET /v1/models lists them. Returns the key to send inference with.
+ * wait until GET /v1/models lists them. Returns a member key (not the admin key) for inference.
  */
 
 interface Reply {
@@ -79,9 +79,13 @@ export async function registerBenchModels(
       "mark running",
     );
   }
-  const created = await call(gatewayUrl, adminKey, "POST", "/api/v1/keys", { name: "bench" });
-  const inferenceKey =
-    created.status === 201 && typeof created.json.key === "string" ? created.json.key : adminKey;
+  const created = expect(
+    await call(gatewayUrl, adminKey, "POST", "/api/v1/keys", { name: "bench", role: "member" }),
+    201,
+    "create a member key",
+  );
+  if (typeof created.key !== "string") throw new Error("create a member key: no key in the reply");
+  const inferenceKey = created.key;
   const deadline = Date.now() + 10_000;
   for (;;) {
     const listed = await call(gatewayUrl, inferenceKey, "GET", "/v1/models");
