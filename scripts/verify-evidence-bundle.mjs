@@ -18,7 +18,15 @@ import { createGunzip } from "node:zlib";
 const BLOCK = 512;
 const GENESIS_HASH = "0".repeat(64);
 const RECORDS = "records.jsonl";
-const REQUIRED = ["manifest.json", "SHA256SUMS", RECORDS, "checkpoints.json", "public-key.pem", "policies.json", "controls.json"];
+const REQUIRED = [
+  "manifest.json",
+  "SHA256SUMS",
+  RECORDS,
+  "checkpoints.json",
+  "public-key.pem",
+  "policies.json",
+  "controls.json",
+];
 const MAX_SMALL_FILE = 64 * 1024 * 1024;
 const MAX_META_ENTRY = 1024 * 1024;
 
@@ -96,7 +104,8 @@ async function readTar(path, onFile) {
     if (!checksumValid(block)) throw new Error("tar: header checksum mismatch");
     const type = String.fromCharCode(block[156] || 0x30);
     let name = cstring(block, 0, 100);
-    const prefix = block.subarray(257, 262).toString("latin1") === "ustar" ? cstring(block, 345, 155) : "";
+    const prefix =
+      block.subarray(257, 262).toString("latin1") === "ustar" ? cstring(block, 345, 155) : "";
     if (prefix !== "") name = `${prefix}/${name}`;
     let size = parseSize(block);
     if (type === "x" || type === "L" || type === "g") {
@@ -145,7 +154,8 @@ async function readTar(path, onFile) {
       }
     }
   });
-  if (remaining > 0 || meta !== null || header.length > 0) throw new Error("tar: archive is truncated");
+  if (remaining > 0 || meta !== null || header.length > 0)
+    throw new Error("tar: archive is truncated");
   if (zeroBlocks === 0) throw new Error("tar: no end-of-archive marker");
 }
 
@@ -164,7 +174,11 @@ async function readFiles(path) {
         if (parts !== null) parts.push(part);
       },
       end() {
-        files.set(name, { sha256: hash.digest("hex"), size, data: parts === null ? null : Buffer.concat(parts) });
+        files.set(name, {
+          sha256: hash.digest("hex"),
+          size,
+          data: parts === null ? null : Buffer.concat(parts),
+        });
       },
     };
   });
@@ -200,13 +214,18 @@ function checkFiles(files, duplicates, manifest, errors) {
     if (f === undefined) errors.push({ file: name, reason: "listed_but_missing" });
     else if (f.sha256 !== digest) errors.push({ file: name, reason: "sha256sums_mismatch" });
   }
-  const described = manifest !== null && typeof manifest.files === "object" && manifest.files !== null ? manifest.files : {};
+  const described =
+    manifest !== null && typeof manifest.files === "object" && manifest.files !== null
+      ? manifest.files
+      : {};
   for (const [name, f] of files) {
-    if (name !== "SHA256SUMS" && !listed.has(name)) errors.push({ file: name, reason: "not_in_sha256sums" });
+    if (name !== "SHA256SUMS" && !listed.has(name))
+      errors.push({ file: name, reason: "not_in_sha256sums" });
     if (name === "SHA256SUMS" || name === "manifest.json") continue;
     const d = described[name];
     if (d === undefined) errors.push({ file: name, reason: "not_in_manifest" });
-    else if (d.sha256 !== f.sha256 || d.size !== f.size) errors.push({ file: name, reason: "manifest_digest_mismatch" });
+    else if (d.sha256 !== f.sha256 || d.size !== f.size)
+      errors.push({ file: name, reason: "manifest_digest_mismatch" });
   }
   for (const name of Object.keys(described)) {
     if (!files.has(name)) errors.push({ file: name, reason: "listed_but_missing" });
@@ -223,30 +242,51 @@ function canonical(value) {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(",")}}`;
 }
 
-function assessCheckpoints(checkpoints, pem, customerId) {
-  let key = null;
+function ed25519Key(pem) {
   try {
-    key = createPublicKey(pem);
-    if (key.asymmetricKeyType !== "ed25519") key = null;
+    const key = createPublicKey(pem);
+    return key.asymmetricKeyType === "ed25519" ? key : null;
   } catch {
-    key = null;
+    return null;
   }
+}
+
+function signatureValid(key, message, signature) {
+  try {
+    return (
+      key !== null &&
+      verify(null, Buffer.from(message), key, Buffer.from(String(signature), "base64"))
+    );
+  } catch {
+    return false;
+  }
+}
+
+function assessCheckpoints(checkpoints, pem, customerId) {
+  const key = ed25519Key(pem);
   return (Array.isArray(checkpoints) ? checkpoints : []).map((c) => {
     const message = `evident-audit-checkpoint:v1:${c.customer_id}:${c.seq}:${c.hash}:${c.created_at}`;
-    let signatureValid = false;
-    try {
-      signatureValid = key !== null && verify(null, Buffer.from(message), key, Buffer.from(String(c.signature), "base64"));
-    } catch {
-      signatureValid = false;
-    }
-    return { seq: c.seq, hash: c.hash, signature_valid: signatureValid, customer_matches: c.customer_id === customerId };
+    return {
+      seq: c.seq,
+      hash: c.hash,
+      signature_valid: signatureValid(key, message, c.signature),
+      customer_matches: c.customer_id === customerId,
+    };
   });
 }
 
 async function verifyRecords(path, anchor, trusted, watchSeqs, customerId) {
-  const state = { prev: anchor.hash, expected: anchor.seq + 1, records: 0, first: null, last: null, broken: null };
+  const state = {
+    prev: anchor.hash,
+    expected: anchor.seq + 1,
+    records: 0,
+    first: null,
+    last: null,
+    broken: null,
+  };
   // A chain that starts at seq 1 starts from the all-zero genesis hash, not from a chosen one.
-  if (anchor.seq === 0 && anchor.hash !== GENESIS_HASH) state.broken = { seq: 0, reason: "bad_genesis_anchor" };
+  if (anchor.seq === 0 && anchor.hash !== GENESIS_HASH)
+    state.broken = { seq: 0, reason: "bad_genesis_anchor" };
   const seen = new Map();
   const fail = (seq, reason) => {
     state.broken ??= { seq, reason };
@@ -259,20 +299,23 @@ async function verifyRecords(path, anchor, trusted, watchSeqs, customerId) {
     } catch {
       r = null;
     }
-    if (r === null || typeof r !== "object" || typeof r.seq !== "number") return fail(state.expected, "malformed_record");
+    if (r === null || typeof r !== "object" || typeof r.seq !== "number")
+      return fail(state.expected, "malformed_record");
     state.first ??= r.seq;
     state.last = r.seq;
     if (watchSeqs.has(r.seq)) seen.set(r.seq, r.hash);
     if (state.broken !== null) return;
     if (r.seq !== state.expected) return fail(state.expected, "sequence_gap");
     if (r.fields !== null) {
-      if (typeof r.fields !== "object" || r.fields.seq !== r.seq) return fail(r.seq, "digest_mismatch");
+      if (typeof r.fields !== "object" || r.fields.seq !== r.seq)
+        return fail(r.seq, "digest_mismatch");
       if (sha256(canonical(r.fields)) !== r.record_digest) return fail(r.seq, "digest_mismatch");
       if (r.fields.customer_id !== customerId) return fail(r.seq, "foreign_customer");
     }
     if (r.prev_hash !== state.prev) return fail(r.seq, "prev_hash_mismatch");
     if (sha256(`${r.prev_hash}${r.record_digest}`) !== r.hash) return fail(r.seq, "hash_mismatch");
-    if (trusted.has(r.seq) && trusted.get(r.seq) !== r.hash) return fail(r.seq, "checkpoint_mismatch");
+    if (trusted.has(r.seq) && trusted.get(r.seq) !== r.hash)
+      return fail(r.seq, "checkpoint_mismatch");
     state.prev = r.hash;
     state.expected += 1;
   };
@@ -309,21 +352,43 @@ async function verifyBundle(path) {
   const customerId = manifest?.customer_id;
   const anchor = manifest?.anchor;
   if (manifest === null || typeof anchor?.seq !== "number" || typeof anchor?.hash !== "string") {
-    return { ok: false, files_ok: false, file_errors: fileErrors, chain_ok: false, records: 0, first_broken: null, checkpoints_ok: false, error: "manifest.json is missing or has no anchor" };
+    return {
+      ok: false,
+      files_ok: false,
+      file_errors: fileErrors,
+      chain_ok: false,
+      records: 0,
+      first_broken: null,
+      checkpoints_ok: false,
+      error: "manifest.json is missing or has no anchor",
+    };
   }
   const pem = files.get("public-key.pem")?.data?.toString("utf8") ?? "";
   const assessed = assessCheckpoints(checkpoints, pem, customerId);
-  const trusted = new Map(assessed.filter((c) => c.signature_valid && c.customer_matches).map((c) => [c.seq, c.hash]));
-  const chain = await verifyRecords(path, anchor, trusted, new Set(assessed.map((c) => c.seq)), customerId);
+  const trusted = new Map(
+    assessed.filter((c) => c.signature_valid && c.customer_matches).map((c) => [c.seq, c.hash]),
+  );
+  const chain = await verifyRecords(
+    path,
+    anchor,
+    trusted,
+    new Set(assessed.map((c) => c.seq)),
+    customerId,
+  );
 
   const statuses = assessed.map((c) => {
     let hashMatches = null;
     if (c.seq === anchor.seq && c.seq > 0) hashMatches = c.hash === anchor.hash;
-    else if (chain.first !== null && c.seq >= chain.first && c.seq <= chain.last) hashMatches = chain.seen.get(c.seq) === c.hash;
+    else if (chain.first !== null && c.seq >= chain.first && c.seq <= chain.last)
+      hashMatches = chain.seen.get(c.seq) === c.hash;
     return { ...c, hash_matches: hashMatches };
   });
-  const checkpointsOk = Array.isArray(checkpoints) && statuses.every((s) => s.signature_valid && s.customer_matches && s.hash_matches !== false);
-  const confirmed = statuses.filter((s) => s.signature_valid && s.customer_matches && s.hash_matches === true).map((s) => s.seq);
+  const checkpointsOk =
+    Array.isArray(checkpoints) &&
+    statuses.every((s) => s.signature_valid && s.customer_matches && s.hash_matches !== false);
+  const confirmed = statuses
+    .filter((s) => s.signature_valid && s.customer_matches && s.hash_matches === true)
+    .map((s) => s.seq);
   const manifestErrors = [];
   if (manifest.record_count !== chain.records) manifestErrors.push("record_count");
   if (manifest.first_seq !== chain.first) manifestErrors.push("first_seq");
@@ -340,7 +405,11 @@ async function verifyBundle(path) {
     first_broken: chain.broken,
     checkpoints_ok: checkpointsOk,
     checkpointed_through: confirmed.length > 0 ? Math.max(...confirmed) : null,
-    anchor: { seq: anchor.seq, hash: anchor.hash, attested: anchor.seq === 0 ? anchor.hash === GENESIS_HASH : confirmed.includes(anchor.seq) },
+    anchor: {
+      seq: anchor.seq,
+      hash: anchor.hash,
+      attested: anchor.seq === 0 ? anchor.hash === GENESIS_HASH : confirmed.includes(anchor.seq),
+    },
     manifest_ok: manifestErrors.length === 0,
     manifest_errors: manifestErrors,
     file_errors: fileErrors,
@@ -359,7 +428,21 @@ if (path === undefined || path.startsWith("-")) {
     process.exitCode = report.ok ? 0 : 1;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    console.log(JSON.stringify({ ok: false, files_ok: false, chain_ok: false, records: 0, first_broken: null, checkpoints_ok: false, error: message }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          ok: false,
+          files_ok: false,
+          chain_ok: false,
+          records: 0,
+          first_broken: null,
+          checkpoints_ok: false,
+          error: message,
+        },
+        null,
+        2,
+      ),
+    );
     process.exitCode = 1;
   }
 }

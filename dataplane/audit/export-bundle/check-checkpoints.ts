@@ -9,7 +9,9 @@ export function loadCheckpointKey(pem: string): KeyObject {
   try {
     key = createPublicKey(pem);
   } catch (cause) {
-    throw new GatewayError("internal_error", "checkpoint public key is not a PEM public key", { cause });
+    throw new GatewayError("internal_error", "checkpoint public key is not a PEM public key", {
+      cause,
+    });
   }
   if (key.asymmetricKeyType !== "ed25519") {
     throw new GatewayError("internal_error", "checkpoint public key is not an Ed25519 key");
@@ -62,12 +64,16 @@ export interface ExportedRange {
   hashesAtCheckpoints: ReadonlyMap<number, string>;
 }
 
-export function checkpointStatuses(assessed: readonly TrustedCheckpoint[], range: ExportedRange): CheckpointStatus[] {
+export function checkpointStatuses(
+  assessed: readonly TrustedCheckpoint[],
+  range: ExportedRange,
+): CheckpointStatus[] {
   return assessed.map(({ checkpoint, signature_valid, customer_matches }) => {
     const position = positionOf(checkpoint.seq, range);
     let hashMatches: boolean | null = null;
     if (position === "anchor") hashMatches = checkpoint.hash === range.anchor.hash;
-    if (position === "in_range") hashMatches = range.hashesAtCheckpoints.get(checkpoint.seq) === checkpoint.hash;
+    if (position === "in_range")
+      hashMatches = range.hashesAtCheckpoints.get(checkpoint.seq) === checkpoint.hash;
     return {
       seq: checkpoint.seq,
       hash: checkpoint.hash,
@@ -83,7 +89,12 @@ export function checkpointStatuses(assessed: readonly TrustedCheckpoint[], range
 
 function positionOf(seq: number, range: ExportedRange): CheckpointPosition {
   if (seq === range.anchor.seq && seq > 0) return "anchor";
-  if (range.first_seq !== null && range.last_seq !== null && seq >= range.first_seq && seq <= range.last_seq) {
+  if (
+    range.first_seq !== null &&
+    range.last_seq !== null &&
+    seq >= range.first_seq &&
+    seq <= range.last_seq
+  ) {
     return "in_range";
   }
   return "outside_range";
@@ -96,7 +107,8 @@ export function checkpointsOk(statuses: readonly CheckpointStatus[]): boolean {
 export function checkpointedThrough(statuses: readonly CheckpointStatus[]): number | null {
   let through: number | null = null;
   for (const s of statuses) {
-    if (s.signature_valid && s.customer_matches && s.hash_matches === true) through = Math.max(through ?? s.seq, s.seq);
+    if (s.signature_valid && s.customer_matches && s.hash_matches === true)
+      through = Math.max(through ?? s.seq, s.seq);
   }
   return through;
 }

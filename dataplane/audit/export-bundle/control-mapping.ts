@@ -42,19 +42,40 @@ export const CHANGE_ACTIONS = [
   "budget.",
 ];
 
-const INFERENCE_FIELDS = ["occurred_at", "key_id", "action", "model", "backend", "route", "status", "outcome"];
+const INFERENCE_FIELDS = [
+  "occurred_at",
+  "key_id",
+  "action",
+  "model",
+  "backend",
+  "route",
+  "status",
+  "outcome",
+];
 const INTEGRITY: EvidenceRef[] = [
-  { file: "records.jsonl", fields: ["seq", "record_digest", "prev_hash", "hash"], how: "hash chain over every record" },
+  {
+    file: "records.jsonl",
+    fields: ["seq", "record_digest", "prev_hash", "hash"],
+    how: "hash chain over every record",
+  },
   { file: "checkpoints.json", how: "Ed25519-signed chain heads" },
   { file: "public-key.pem", how: "key that verifies the checkpoint signatures" },
   { file: "manifest.json", how: "chain and checkpoint verification result, file digests" },
   { file: "SHA256SUMS", how: "digest of every file" },
 ];
 
-export function buildControlMapping(meta: BundleMeta, tally: RecordTally, verification: BundleVerification): ControlMapping {
-  const controls = meta.kind === "hipaa" ? hipaaControls(tally, verification) : soc2Controls(tally, verification);
+export function buildControlMapping(
+  meta: BundleMeta,
+  tally: RecordTally,
+  verification: BundleVerification,
+): ControlMapping {
+  const controls =
+    meta.kind === "hipaa" ? hipaaControls(tally, verification) : soc2Controls(tally, verification);
   return {
-    framework: meta.kind === "hipaa" ? "HIPAA Security Rule, 45 CFR Part 164" : "SOC 2 Trust Services Criteria (2017)",
+    framework:
+      meta.kind === "hipaa"
+        ? "HIPAA Security Rule, 45 CFR Part 164"
+        : "SOC 2 Trust Services Criteria (2017)",
     kind: meta.kind,
     export_id: meta.export_id,
     customer_id: meta.customer_id,
@@ -84,10 +105,25 @@ function hipaaControls(tally: RecordTally, v: BundleVerification): ControlEviden
       description:
         "Mechanisms that record and examine activity in systems that contain or use ePHI: every inference call and every management change is recorded with who (key id), what, when and the outcome.",
       evidence: [
-        { file: "records.jsonl", records: "kind=inference", fields: [...INFERENCE_FIELDS, "verdicts", "classification"], how: "one record per call, whatever the outcome" },
-        { file: "records.jsonl", records: "kind=management", fields: ["occurred_at", "key_id", "action", "subject", "details"], how: "changes to keys, policies, retention, holds, models" },
+        {
+          file: "records.jsonl",
+          records: "kind=inference",
+          fields: [...INFERENCE_FIELDS, "verdicts", "classification"],
+          how: "one record per call, whatever the outcome",
+        },
+        {
+          file: "records.jsonl",
+          records: "kind=management",
+          fields: ["occurred_at", "key_id", "action", "subject", "details"],
+          how: "changes to keys, policies, retention, holds, models",
+        },
       ],
-      counts: { records: tally.records, inference: tally.inference, management: tally.management, with_key_id: tally.with_key_id },
+      counts: {
+        records: tally.records,
+        inference: tally.inference,
+        management: tally.management,
+        with_key_id: tally.with_key_id,
+      },
     },
     {
       id: "164.312(c)(1)",
@@ -96,7 +132,12 @@ function hipaaControls(tally: RecordTally, v: BundleVerification): ControlEviden
         "Protect ePHI-related records from improper alteration or destruction: records form a SHA-256 hash chain with signed checkpoints, so an edited, removed or reordered record is detectable; request and response bodies are bound by their digests.",
       evidence: [
         ...INTEGRITY,
-        { file: "records.jsonl", records: "kind=inference", fields: ["request_sha256", "response_sha256", "content_sha256"], how: "digests of the bodies" },
+        {
+          file: "records.jsonl",
+          records: "kind=inference",
+          fields: ["request_sha256", "response_sha256", "content_sha256"],
+          how: "digests of the bodies",
+        },
       ],
       counts: { ...integrityCounts(tally, v), with_body_digests: tally.with_body_digests },
     },
@@ -107,8 +148,18 @@ function hipaaControls(tally: RecordTally, v: BundleVerification): ControlEviden
         "Retain required documentation for six years: the retention policy and legal holds in force are included; records removed by retention remain as chained tombstones (digest kept, fields removed), so deletion is itself evident.",
       evidence: [
         { file: "policies.json", how: "retention settings and legal holds in force" },
-        { file: "records.jsonl", records: "fields=null", fields: ["seq", "record_digest", "hash"], how: "tombstones of records deleted by retention" },
-        { file: "records.jsonl", records: "kind=management", fields: ["action"], how: "retention and legal hold changes" },
+        {
+          file: "records.jsonl",
+          records: "fields=null",
+          fields: ["seq", "record_digest", "hash"],
+          how: "tombstones of records deleted by retention",
+        },
+        {
+          file: "records.jsonl",
+          records: "kind=management",
+          fields: ["action"],
+          how: "retention and legal hold changes",
+        },
       ],
       counts: {
         records: tally.records,
@@ -133,11 +184,23 @@ function soc2Controls(tally: RecordTally, v: BundleVerification): ControlEvidenc
       description:
         "Access to inference and to management functions is by API key; every record names the key id (never the key), and key lifecycle changes are recorded.",
       evidence: [
-        { file: "records.jsonl", fields: ["key_id", "action", "status", "error_code"], how: "the key behind every call and change" },
-        { file: "records.jsonl", records: "kind=management, action=key.*", how: "key creation, rotation, revocation" },
+        {
+          file: "records.jsonl",
+          fields: ["key_id", "action", "status", "error_code"],
+          how: "the key behind every call and change",
+        },
+        {
+          file: "records.jsonl",
+          records: "kind=management, action=key.*",
+          how: "key creation, rotation, revocation",
+        },
         { file: "policies.json", how: "access-related policy in force" },
       ],
-      counts: { records: tally.records, with_key_id: tally.with_key_id, access_changes: tally.managementCount(ACCESS_ACTIONS) },
+      counts: {
+        records: tally.records,
+        with_key_id: tally.with_key_id,
+        access_changes: tally.managementCount(ACCESS_ACTIONS),
+      },
     },
     {
       id: "CC6.6",
@@ -158,7 +221,12 @@ function soc2Controls(tally: RecordTally, v: BundleVerification): ControlEvidenc
       description:
         "System components are monitored for anomalies indicating malicious acts or errors: each call records status, error code, latency and guardrail outcomes; the chain shows the log itself is complete.",
       evidence: [
-        { file: "records.jsonl", records: "kind=inference", fields: ["status", "error_code", "latency_ms", "outcome", "verdicts"], how: "per-call signals" },
+        {
+          file: "records.jsonl",
+          records: "kind=inference",
+          fields: ["status", "error_code", "latency_ms", "outcome", "verdicts"],
+          how: "per-call signals",
+        },
         { file: "manifest.json", how: "chain verification result" },
       ],
       counts: {
@@ -176,7 +244,11 @@ function soc2Controls(tally: RecordTally, v: BundleVerification): ControlEvidenc
       description:
         "Security events are evaluated: blocked and flagged calls carry the check, score and threshold that decided them, so each event can be reviewed; the records cannot be altered after the fact without detection.",
       evidence: [verdictRef, ...INTEGRITY],
-      counts: { guardrail_blocked: tally.guardrail_blocked, guardrail_flagged: tally.guardrail_flagged, ...integrityCounts(tally, v) },
+      counts: {
+        guardrail_blocked: tally.guardrail_blocked,
+        guardrail_flagged: tally.guardrail_flagged,
+        ...integrityCounts(tally, v),
+      },
     },
     {
       id: "CC8.1",
@@ -184,7 +256,12 @@ function soc2Controls(tally: RecordTally, v: BundleVerification): ControlEvidenc
       description:
         "Changes to policies, rules, retention, legal holds, models and deployments are recorded as management records with the acting key, the resource and the details of the change.",
       evidence: [
-        { file: "records.jsonl", records: "kind=management", fields: ["occurred_at", "key_id", "action", "subject", "details"], how: "one record per change" },
+        {
+          file: "records.jsonl",
+          records: "kind=management",
+          fields: ["occurred_at", "key_id", "action", "subject", "details"],
+          how: "one record per change",
+        },
         { file: "policies.json", how: "the resulting policy in force" },
       ],
       counts: { management: tally.management, changes: tally.managementCount(CHANGE_ACTIONS) },

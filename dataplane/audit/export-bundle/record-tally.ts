@@ -14,7 +14,9 @@ export class CappedCounter {
   }
 
   toJSON(): Record<string, number> {
-    return Object.fromEntries([...this.#counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    return Object.fromEntries(
+      [...this.#counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    );
   }
 }
 
@@ -62,7 +64,8 @@ export class RecordTally {
     if (f.verdicts.length > 0) this.with_verdicts += 1;
     for (const v of f.verdicts) this.checks.add(v.check);
     if (f.verdicts.some((v) => v.action === "block")) this.guardrail_blocked += 1;
-    else if (f.verdicts.some((v) => v.action === "flag" || v.action === "redact")) this.guardrail_flagged += 1;
+    else if (f.verdicts.some((v) => v.action === "flag" || v.action === "redact"))
+      this.guardrail_flagged += 1;
   }
 
   /** Management actions whose name starts with one of the prefixes ("key." ...). */

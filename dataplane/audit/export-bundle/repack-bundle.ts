@@ -14,7 +14,7 @@ export async function readBundle(path: string): Promise<Map<string, Buffer>> {
   const reading = pipeline(createReadStream(path), createGunzip(), extract);
   for await (const entry of extract) {
     const parts: Buffer[] = [];
-    for await (const part of entry) parts.push(part);
+    for await (const part of entry) parts.push(part as Buffer);
     files.set(entry.header.name, Buffer.concat(parts));
   }
   await reading;
@@ -25,7 +25,9 @@ export async function writeBundle(path: string, files: ReadonlyMap<string, Buffe
   const pack = tar.pack();
   const writing = pipeline(pack, createGzip(), createWriteStream(path));
   for (const [name, data] of files) {
-    await new Promise<void>((resolve, reject) => pack.entry({ name, size: data.length }, data, (e) => (e ? reject(e) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      pack.entry({ name, size: data.length }, data, (e) => (e ? reject(e) : resolve())),
+    );
   }
   pack.finalize();
   await writing;
@@ -37,7 +39,9 @@ const sha256 = (data: Buffer) => createHash("sha256").update(data).digest("hex")
 export function resealDigests(files: Map<string, Buffer>): void {
   const manifestFile = files.get("manifest.json");
   if (manifestFile === undefined) throw new Error("no manifest.json");
-  const manifest = JSON.parse(manifestFile.toString()) as { files: Record<string, { sha256: string; size: number }> };
+  const manifest = JSON.parse(manifestFile.toString()) as {
+    files: Record<string, { sha256: string; size: number }>;
+  };
   for (const name of Object.keys(manifest.files)) {
     const data = files.get(name);
     if (data !== undefined) manifest.files[name] = { sha256: sha256(data), size: data.length };
@@ -57,6 +61,8 @@ export interface VerifierRun {
     files_ok: boolean;
     chain_ok: boolean;
     records: number;
+    first_seq?: number | null;
+    last_seq?: number | null;
     first_broken: { seq: number; reason: string } | null;
     checkpoints_ok: boolean;
     checkpointed_through?: number | null;
@@ -70,9 +76,13 @@ export interface VerifierRun {
 /** Runs scripts/verify-evidence-bundle.mjs in its own Node process, as an auditor would. */
 export async function runVerifier(bundlePath: string): Promise<VerifierRun> {
   const root = process.cwd();
-  const child = spawn(join(root, "node_modules/.bin/node"), [join(root, "scripts/verify-evidence-bundle.mjs"), bundlePath], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    join(root, "node_modules/.bin/node"),
+    [join(root, "scripts/verify-evidence-bundle.mjs"), bundlePath],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   let out = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
   const code = await new Promise<number | null>((resolve, reject) => {

@@ -49,7 +49,10 @@ export async function spoolRecords(path: string, input: SpoolInput): Promise<Spo
     if (next.done === true) return next;
     const record = next.value;
     if (record.fields !== null && record.fields.customer_id !== input.customerId) {
-      throw new GatewayError("internal_error", `record seq ${record.seq} belongs to another customer`);
+      throw new GatewayError(
+        "internal_error",
+        `record seq ${record.seq} belongs to another customer`,
+      );
     }
     const line = Buffer.from(`${canonicalJson(record)}\n`);
     hash.update(line);
@@ -65,7 +68,11 @@ export async function spoolRecords(path: string, input: SpoolInput): Promise<Spo
 
   try {
     // No return(): verifyChain stopping at a break must not close the source; we drain it below.
-    const chain = await verifyChain({ [Symbol.asyncIterator]: () => ({ next: pull }) }, input.anchor, input.expectedHashes);
+    const chain = await verifyChain(
+      { [Symbol.asyncIterator]: () => ({ next: pull }) },
+      input.anchor,
+      input.expectedHashes,
+    );
     while ((await pull()).done !== true);
     if (fileError !== null) throw fileError;
     const closed = once(file, "close");

@@ -1,6 +1,12 @@
 /** Test fixtures: a customer's audit chain built with audit-record.ts, and signed checkpoints. */
 import { generateKeyPairSync, sign, type KeyObject } from "node:crypto";
-import { chainHash, checkpointMessage, GENESIS_HASH, recordDigest, type AuditFields } from "../audit-record.js";
+import {
+  chainHash,
+  checkpointMessage,
+  GENESIS_HASH,
+  recordDigest,
+  type AuditFields,
+} from "../audit-record.js";
 import type { ChainedRecord } from "../verify-chain.js";
 import type { BundleCheckpoint, EvidenceBundleSource } from "./bundle-types.js";
 
@@ -23,8 +29,12 @@ export function fieldsFor(seq: number, customerId = CUSTOMER): AuditFields {
     backend: management ? null : "backend-a",
     route: management ? null : { strategy: "weighted", target: "backend-a" },
     classification: management ? null : "phi",
-    verdicts: management ? [] : [{ check: "pii", action: blocked ? "block" : "allow", score: 0.25, threshold: 0.5 }],
-    usage: management ? null : { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15, source: "upstream" },
+    verdicts: management
+      ? []
+      : [{ check: "pii", action: blocked ? "block" : "allow", score: 0.25, threshold: 0.5 }],
+    usage: management
+      ? null
+      : { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15, source: "upstream" },
     cost_usd: management ? null : 0.000123,
     latency_ms: management ? null : 42,
     status: management ? null : blocked ? 400 : 200,
@@ -47,16 +57,29 @@ export function* chainOf(
   for (const f of fields) {
     const digest = recordDigest(f);
     const hash = chainHash(prev, digest);
-    yield { seq: f.seq, record_digest: digest, prev_hash: prev, hash, fields: tombstones.has(f.seq) ? null : f };
+    yield {
+      seq: f.seq,
+      record_digest: digest,
+      prev_hash: prev,
+      hash,
+      fields: tombstones.has(f.seq) ? null : f,
+    };
     prev = hash;
   }
 }
 
-export function* seqFields(from: number, to: number, customerId = CUSTOMER): Generator<AuditFields> {
+export function* seqFields(
+  from: number,
+  to: number,
+  customerId = CUSTOMER,
+): Generator<AuditFields> {
   for (let seq = from; seq <= to; seq += 1) yield fieldsFor(seq, customerId);
 }
 
-export function buildChain(count: number, tombstones: ReadonlySet<number> = new Set()): ChainedRecord[] {
+export function buildChain(
+  count: number,
+  tombstones: ReadonlySet<number> = new Set(),
+): ChainedRecord[] {
   return [...chainOf(seqFields(1, count), GENESIS_HASH, tombstones)];
 }
 
@@ -70,9 +93,20 @@ export function newSigningKey(): SigningKey {
   return { privateKey, publicPem: publicKey.export({ type: "spki", format: "pem" }).toString() };
 }
 
-export function checkpointAt(record: ChainedRecord, key: SigningKey, customerId = CUSTOMER): BundleCheckpoint {
-  const c = { customer_id: customerId, seq: record.seq, hash: record.hash, created_at: "2026-01-02T00:00:00.000Z" };
-  const signature = sign(null, Buffer.from(checkpointMessage(c)), key.privateKey).toString("base64");
+export function checkpointAt(
+  record: ChainedRecord,
+  key: SigningKey,
+  customerId = CUSTOMER,
+): BundleCheckpoint {
+  const c = {
+    customer_id: customerId,
+    seq: record.seq,
+    hash: record.hash,
+    created_at: "2026-01-02T00:00:00.000Z",
+  };
+  const signature = sign(null, Buffer.from(checkpointMessage(c)), key.privateKey).toString(
+    "base64",
+  );
   return { ...c, signature, key_id: "ckpt_key_1" };
 }
 

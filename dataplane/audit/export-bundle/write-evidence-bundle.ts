@@ -61,7 +61,10 @@ export async function writeEvidenceBundle(
       checkpoints: statuses,
     };
     const small = smallFiles(source, spooled, verification);
-    const archive = await writeTarGz(out, source.meta.generated_at, small, { path: recordsPath, size: spooled.size });
+    const archive = await writeTarGz(out, source.meta.generated_at, small, {
+      path: recordsPath,
+      size: spooled.size,
+    });
     return {
       sha256: archive.sha256,
       size: archive.size,
@@ -100,7 +103,9 @@ function smallFiles(
   verification: BundleVerification,
 ): Map<string, Buffer> {
   const { meta } = source;
-  const pem = source.public_key_pem.endsWith("\n") ? source.public_key_pem : `${source.public_key_pem}\n`;
+  const pem = source.public_key_pem.endsWith("\n")
+    ? source.public_key_pem
+    : `${source.public_key_pem}\n`;
   const described = new Map<string, Buffer>([
     ["controls.json", jsonFile(buildControlMapping(meta, spooled.tally, verification))],
     ["policies.json", jsonFile(source.policies)],
@@ -127,7 +132,9 @@ function smallFiles(
     verification,
     files: Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1))),
   });
-  const digests = new Map<string, string>(Object.entries(files).map(([name, f]) => [name, f.sha256]));
+  const digests = new Map<string, string>(
+    Object.entries(files).map(([name, f]) => [name, f.sha256]),
+  );
   digests.set("manifest.json", sha256(manifest));
   const sums = [...digests.entries()]
     .sort(([a], [b]) => (a < b ? -1 : 1))
@@ -137,10 +144,14 @@ function smallFiles(
 }
 
 /** Why the anchor hash may be trusted: the chain's start, a matching signed checkpoint, or nothing. */
-function anchorAttestation(anchor: { seq: number }, v: BundleVerification): "genesis" | "checkpoint" | "none" {
+function anchorAttestation(
+  anchor: { seq: number },
+  v: BundleVerification,
+): "genesis" | "checkpoint" | "none" {
   if (anchor.seq === 0) return "genesis";
   const attested = v.checkpoints.some(
-    (c) => c.position === "anchor" && c.signature_valid && c.customer_matches && c.hash_matches === true,
+    (c) =>
+      c.position === "anchor" && c.signature_valid && c.customer_matches && c.hash_matches === true,
   );
   return attested ? "checkpoint" : "none";
 }
@@ -162,7 +173,13 @@ async function writeTarGz(
       callback(null, chunk);
     },
   });
-  const header = (name: string, length: number) => ({ name, size: length, mtime, mode: 0o644, type: "file" as const });
+  const header = (name: string, length: number) => ({
+    name,
+    size: length,
+    mtime,
+    mode: 0o644,
+    type: "file" as const,
+  });
   const written = pipeline(pack, createGzip(), measure, out);
   const entries = (async () => {
     for (const [name, data] of small) {
