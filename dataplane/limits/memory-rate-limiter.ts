@@ -1,11 +1,21 @@
 import type { Clock } from "../core/clock.js";
-import { EMPTY_BUCKET, WINDOW_MS, charge, drainedLevel, fits, type BucketState } from "./gcra.js";
+import {
+  EMPTY_BUCKET,
+  WINDOW_MS,
+  charge,
+  drainedLevel,
+  fits,
+  msUntilEmpty,
+  type BucketState,
+} from "./gcra.js";
 import { checkAdmitInput, toAdmission } from "./rate-limit-decision.js";
 import type { Admission, RateLimiter, RateLimits, Reservation } from "./rate-limits.js";
 
 interface CallerState {
   requests: BucketState;
   tokens: BucketState;
+  /** When both buckets will have drained to empty (ms since the epoch). */
+  emptyAt: number;
 }
 
 export interface MemoryRateLimiterOptions {
@@ -52,8 +62,14 @@ export class MemoryRateLimiter implements RateLimiter {
       (rpm === null || fits(requestLevel, rpm, 1)) &&
       (tpm === null || fits(tokenLevel, tpm, reserveTokens));
     if (allowed) {
-      if (rpm !== null) state.requests = charge(state.requests, rpm, now, 1);
-      if (tpm !== null) state.tokens = charge(state.tokens, tpm, now, reserveTokens);
+      if (rpm !== null) {
+        state.requests = charge(state.requests, rpm, now, 1);
+        state.emptyAt = Math.max(state.emptyAt, now + msUntilEmpty(state.requests.level, rpm));
+      }
+      if (tpm !== null) {
+        state.tokens = charge(state.tokens, tpm, now, reserveTokens);
+        state.emptyAt = Math.max(state.emptyAt, now + msUntilEmpty(state.tokens.level, tpm));
+      }
     }
     const levels = allowed
       ? { requests: state.requests.level, tokens: state.tokens.level }
@@ -74,13 +90,14 @@ export class MemoryRateLimiter implements RateLimiter {
     const now = Math.floor(this.clock.now());
     const state = this.touch(reservation.key);
     state.tokens = charge(state.tokens, tpm, now, delta);
+    state.emptyAt = Math.max(state.emptyAt, now + msUntilEmpty(state.tokens.level, tpm));
   }
 
   /** The caller's state, moved to the most recently used end; evicts beyond maxKeys. */
   private touch(key: string): CallerState {
     let state = this.callers.get(key);
     if (state) this.callers.delete(key);
-    else state = { requests: EMPTY_BUCKET, tokens: EMPTY_BUCKET };
+    else state = { requests: EMPTY_BUCKET, tokens: EMPTY_BUCKET, emptyAt: 0 };
     this.callers.set(key, state);
     while (this.callers.size > this.maxKeys) {
       const oldest = this.callers.keys().next().value;
@@ -90,20 +107,12 @@ export class MemoryRateLimiter implements RateLimiter {
     return state;
   }
 
-  /** At most once a window, drop callers whose buckets have drained (idle longer than they need). */
+  /** At most once a window, drop callers that have drained: forgetting them changes nothing. */
   private sweep(now: number): void {
     if (now - this.lastSweep < WINDOW_MS) return;
     this.lastSweep = now;
     for (const [key, state] of this.callers) {
-      if (isIdle(state, now)) this.callers.delete(key);
+      if (state.emptyAt <= now) this.callers.delete(key);
     }
   }
-}
-
-/**
- * Idle means every charge has drained whatever the limit: a level drains by at least 1 per ms, so
- * after `level` ms (and at least a window) nothing is left.
- */
-function isIdle(state: CallerState, now: number): boolean {
-  return [state.requests, state.tokens].every((b) => now - b.at >= Math.max(WINDOW_MS, b.level));
 }

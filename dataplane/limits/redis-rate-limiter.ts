@@ -1,5 +1,4 @@
 import type { Clock } from "../core/clock.js";
-import type { Logger } from "../observability/logger.js";
 import type { RedisConnection } from "../store/redis-connection.js";
 import { MemoryRateLimiter } from "./memory-rate-limiter.js";
 import { checkAdmitInput, toAdmission } from "./rate-limit-decision.js";
@@ -13,6 +12,12 @@ import { integerArray } from "./redis-script.js";
  */
 export type FailMode = "local" | "open" | "closed";
 
+/** The two log calls the limiter makes (a pino Logger fits). */
+export interface TransitionLogger {
+  warn(fields: object, message: string): void;
+  info(message: string): void;
+}
+
 export interface RedisRateLimiterOptions {
   clock: Clock;
   failMode?: FailMode;
@@ -24,7 +29,7 @@ export interface RedisRateLimiterOptions {
   commandTimeoutMs?: number;
   /** Called once per transition between shared (false) and degraded (true) operation. */
   onDegradedChange?: (degraded: boolean) => void;
-  logger?: Pick<Logger, "warn" | "info">;
+  logger?: TransitionLogger;
   /** Called with each Redis command sent (one call = one round trip); for metrics and benches. */
   onCommand?: (command: string) => void;
 }

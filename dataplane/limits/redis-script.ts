@@ -28,9 +28,10 @@ export class RedisScript {
     const tail = [String(keys.length), ...keys, ...args.map(String)];
     const send = (command: "EVALSHA" | "EVAL", head: string) => {
       options.onCommand?.(command);
-      return connection.client.sendCommand([command, head, ...tail], {
-        timeout: options.timeoutMs,
-      });
+      return withTimeout(
+        connection.client.sendCommand([command, head, ...tail]),
+        options.timeoutMs,
+      );
     };
     try {
       return await send("EVALSHA", this.sha);
@@ -39,6 +40,20 @@ export class RedisScript {
       return await send("EVAL", this.source);
     }
   }
+}
+
+/**
+ * node-redis's own command timeout stops counting once the command is written, so a server that
+ * accepts bytes and never answers would hang the caller; this bounds the wait. The command stays
+ * queued on the connection and its late reply (or failure) is discarded.
+ */
+function withTimeout<T>(pending: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+  });
+  pending.catch(() => undefined);
+  return Promise.race([pending, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** A reply that must be an array of integers (how Lua numbers come back). */
