@@ -12,7 +12,7 @@ import type { Verdict } from "../verdict.js";
 import { KeywordMatcher } from "./keyword-matcher.js";
 import { checkRegexSafety } from "./regex-safety.js";
 import type { RuleDefinition, RuleDirection } from "./rule-definition.js";
-import { findRegexMatches } from "./windowed-match.js";
+import { WindowedRegex } from "./windowed-match.js";
 
 export interface RuleMatch {
   start: number;
@@ -92,9 +92,9 @@ function matcherFor(definition: RuleDefinition): Matcher {
       throw new GatewayError("validation_failed", `rule "${name}": ${safety.reason}`, {
         detail: [{ loc: ["body", "pattern"], msg: safety.reason, type: "value_error" }],
       });
-    const regex = new RegExp(pattern, `${flags}g`);
+    const regex = new WindowedRegex(pattern, flags);
     return (text) => ({
-      matches: findRegexMatches(regex, text).map((span) => ({ ...span, label: name })),
+      matches: regex.find(text).map((span) => ({ ...span, label: name })),
     });
   }
   if (kind === "keyword") {
