@@ -104,8 +104,9 @@ async function readTar(path, onFile) {
     if (!checksumValid(block)) throw new Error("tar: header checksum mismatch");
     const type = String.fromCharCode(block[156] || 0x30);
     let name = cstring(block, 0, 100);
-    const prefix =
-      block.subarray(257, 262).toString("latin1") === "ustar" ? cstring(block, 345, 155) : "";
+    // POSIX ustar ("ustar\0") has a name prefix field; old GNU tar ("ustar  ") uses those bytes otherwise.
+    const posix = block.subarray(257, 263).toString("latin1") === "ustar\0";
+    const prefix = posix ? cstring(block, 345, 155) : "";
     if (prefix !== "") name = `${prefix}/${name}`;
     let size = parseSize(block);
     if (type === "x" || type === "L" || type === "g") {
@@ -116,7 +117,7 @@ async function readTar(path, onFile) {
       if (next.size !== undefined) size = Number(next.size);
       next = {};
       if (type === "5") sink = null;
-      else if (type === "0") sink = onFile(name, size);
+      else if (type === "0") sink = onFile(name.replace(/^(\.\/)+/, ""), size);
       else throw new Error(`tar: unexpected entry type '${type}' for ${name}`);
     }
     remaining = size;

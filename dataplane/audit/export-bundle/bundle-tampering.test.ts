@@ -1,4 +1,5 @@
 import test from "ava";
+import { execFileSync } from "node:child_process";
 import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -201,4 +202,14 @@ test("a file that is not a gzip'd tar fails with an error and exit code 1", asyn
   t.is(code, 1);
   t.false(report.ok);
   t.is(typeof report.error, "string");
+});
+
+test("a bundle extracted and re-packed with GNU tar (./ names) still verifies: the verifier reads any ustar", async (t) => {
+  const dir = mkdtempSync(join(work, "gnu-"));
+  execFileSync("tar", ["-xzf", original, "-C", dir]);
+  const repacked = join(work, "gnu.tar.gz");
+  execFileSync("tar", ["-C", dir, "-czf", repacked, "."]);
+  const { code, report } = await runVerifier(repacked);
+  t.is(code, 0);
+  t.like(report, { ok: true, records: 120 });
 });

@@ -3,6 +3,7 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { Writable } from "node:stream";
 import { join } from "node:path";
 import { generateKeyPairSync } from "node:crypto";
 import { GatewayError } from "../../core/errors.js";
@@ -255,4 +256,29 @@ test("an empty range gives a valid bundle with zero records", async (t) => {
   const { code, report } = await runVerifier(path);
   t.is(code, 0);
   t.like(report, { ok: true, records: 0 });
+});
+
+test("an output that fails mid-write fails the export and leaves no temporary files", async (t) => {
+  const tmp = mkdtempSync(join(work, "tmp-"));
+  let received = 0;
+  const failingOut = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      received += chunk.length;
+      callback(received > 1024 ? new Error("disk full") : null);
+    },
+  });
+  const source = sourceOf(() => records, { public_key_pem: key.publicPem, checkpoints });
+  await t.throwsAsync(writeEvidenceBundle(source, failingOut, { tmpDir: tmp }), {
+    message: "disk full",
+  });
+  t.deepEqual(readdirSync(tmp), []);
+});
+
+test("an anchor at seq 0 that is not the genesis hash is refused", async (t) => {
+  const source = sourceOf(() => records, {
+    public_key_pem: key.publicPem,
+    anchor: { seq: 0, hash: "1".repeat(64) },
+  });
+  const error = await t.throwsAsync(bundle(source));
+  t.true(error instanceof GatewayError);
 });

@@ -7,6 +7,8 @@ import { Transform, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import tar from "tar-stream";
+import { GatewayError } from "../../core/errors.js";
+import { GENESIS_HASH } from "../audit-record.js";
 import {
   assessSignatures,
   checkpointedThrough,
@@ -39,6 +41,7 @@ export async function writeEvidenceBundle(
   out: Writable,
   options: WriteBundleOptions = {},
 ): Promise<BundleSummary> {
+  checkMeta(source);
   const key = loadCheckpointKey(source.public_key_pem);
   const assessed = assessSignatures(source.checkpoints, key, source.meta.customer_id);
   const workDir = await mkdtemp(join(options.tmpDir ?? tmpdir(), "evident-bundle-"));
@@ -76,6 +79,16 @@ export async function writeEvidenceBundle(
     };
   } finally {
     await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+/** Caller errors that would make a bundle nobody can verify; refused before any work. */
+function checkMeta(source: EvidenceBundleSource): void {
+  if (source.anchor.seq === 0 && source.anchor.hash !== GENESIS_HASH) {
+    throw new GatewayError("internal_error", "an anchor at seq 0 must be the genesis hash");
+  }
+  if (Number.isNaN(Date.parse(source.meta.generated_at))) {
+    throw new GatewayError("internal_error", "generated_at is not an ISO 8601 time");
   }
 }
 
