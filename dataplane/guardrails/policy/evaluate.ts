@@ -1,0 +1,267 @@
+/**
+ * Runs a customer's policy over one text: the built-in detectors (prompt injection on input only,
+ * content safety, PII) and the customer's enabled custom rules for that direction. Returns every
+ * verdict (for audit) and the one decision the pipeline acts on. Pure apart from the placeholder
+ * map, which the caller passes so one request's texts share placeholder numbering.
+ *
+ * Precedence when several checks block: prompt injection, content safety, PII, custom rules (in
+ * the order given). A detector that throws follows `fail_mode`: closed blocks with that check's
+ * code, open lets the call through with an "allow" verdict labelled "detector_error".
+ */
+import type { ClassificationLevel } from "../../core/identity.js";
+import { PII_ENTITIES, type PiiEntity } from "../pii/entities.js";
+import { createPlaceholderMap, type PlaceholderMap } from "../pii/redact.js";
+import type { CompiledRule } from "../rules/compile-rule.js";
+import type { SafetyCategory } from "../safety/safety-categories.js";
+import type { Verdict } from "../verdict.js";
+import {
+  combineRedactions,
+  type PlaceholderUse,
+  type RedactionSpan,
+} from "./combine-redactions.js";
+import { builtInDetectors, type GuardrailDetectors } from "./guardrail-detectors.js";
+import {
+  checkName,
+  failedClosedMessage,
+  injectionMessage,
+  piiMessage,
+  ruleMessage,
+  safetyMessage,
+} from "./guardrail-messages.js";
+import type { GuardrailPolicy } from "./policy-schema.js";
+
+export type GuardrailBlockCode =
+  "pii_policy_block" | "prompt_injection_detected" | "content_safety_block" | "custom_rule_block";
+
+export type GuardrailDecision =
+  | { kind: "allow" }
+  | { kind: "block"; code: GuardrailBlockCode; message: string; check: string }
+  | { kind: "redact"; text: string; placeholders: PlaceholderUse[] };
+
+export interface GuardrailEvaluation {
+  verdicts: Verdict[];
+  decision: GuardrailDecision;
+  /** "public" when nothing was detected; the policy's pii_floor when PII was found. */
+  detectedClassification: ClassificationLevel;
+  /** placeholder -> original for restoring; holds values: memory only, never logged or stored. */
+  placeholderMap: PlaceholderMap;
+}
+
+export interface EvaluateOptions {
+  /** Replaces built-in detectors (tests; model-backed checks). */
+  detectors?: Partial<GuardrailDetectors>;
+  /** The request's placeholder map, shared by all texts of one request. */
+  placeholders?: PlaceholderMap;
+}
+
+type Direction = "input" | "output";
+
+interface Block {
+  code: GuardrailBlockCode;
+  message: string;
+  check: string;
+}
+
+class Evaluation {
+  readonly verdicts: Verdict[] = [];
+  readonly blocks: Block[] = [];
+  readonly redactions: RedactionSpan[] = [];
+  piiFound = false;
+
+  constructor(private readonly policy: GuardrailPolicy) {}
+
+  /** Runs `run`; on a throw, records the failure per fail_mode and returns undefined. */
+  guard<T>(check: string, code: GuardrailBlockCode, name: string, run: () => T): T | undefined {
+    try {
+      return run();
+    } catch {
+      const closed = this.policy.fail_mode === "closed";
+      this.verdicts.push({
+        check,
+        action: closed ? "block" : "allow",
+        score: 0,
+        threshold: 0,
+        evidence: [{ start: 0, end: 0, label: "detector_error" }],
+      });
+      if (closed) this.blocks.push({ code, check, message: failedClosedMessage(name) });
+      return undefined;
+    }
+  }
+}
+
+function runInjection(
+  run: Evaluation,
+  policy: GuardrailPolicy,
+  text: string,
+  detectors: GuardrailDetectors,
+): void {
+  const { threshold, action } = policy.injection;
+  const check = "prompt_injection";
+  const verdict = run.guard(check, "prompt_injection_detected", checkName(check), () =>
+    detectors.injection(text, threshold),
+  );
+  if (verdict === undefined) return;
+  const hit = verdict.score >= threshold;
+  run.verdicts.push({ ...verdict, threshold, action: hit ? action : "allow" });
+  if (hit && action === "block")
+    run.blocks.push({
+      code: "prompt_injection_detected",
+      check,
+      message: injectionMessage(verdict.score, threshold),
+    });
+}
+
+function runSafety(
+  run: Evaluation,
+  policy: GuardrailPolicy,
+  text: string,
+  detectors: GuardrailDetectors,
+): void {
+  const { threshold, categories, action } = policy.safety;
+  const check = "content_safety";
+  const verdict = run.guard(check, "content_safety_block", checkName(check), () =>
+    detectors.safety(text, threshold, categories),
+  );
+  if (verdict === undefined) return;
+  let driver: { category: string; score: number; limit: number } | undefined;
+  for (const [category, score] of Object.entries(verdict.categories ?? {})) {
+    const limit = categories[category as SafetyCategory] ?? threshold;
+    if (score >= limit && (driver === undefined || score > driver.score))
+      driver = { category, score, limit };
+  }
+  const hit =
+    driver !== undefined || (verdict.categories === undefined && verdict.action === "block");
+  run.verdicts.push({ ...verdict, action: hit ? action : "allow" });
+  if (hit && action === "block")
+    run.blocks.push({
+      code: "content_safety_block",
+      check,
+      message: safetyMessage(
+        driver?.category,
+        driver?.score ?? verdict.score,
+        driver?.limit ?? verdict.threshold,
+      ),
+    });
+}
+
+function runPii(
+  run: Evaluation,
+  policy: GuardrailPolicy,
+  text: string,
+  detectors: GuardrailDetectors,
+): void {
+  const check = "pii";
+  const matches = run.guard(check, "pii_policy_block", checkName(check), () =>
+    detectors.pii(text, PII_ENTITIES),
+  );
+  if (matches === undefined) return;
+  const blocked = new Map<PiiEntity, number>();
+  let redacts = false;
+  for (const match of matches) {
+    const action = policy.pii.entities[match.entity_type] ?? policy.pii.action;
+    if (action === "block")
+      blocked.set(match.entity_type, (blocked.get(match.entity_type) ?? 0) + 1);
+    if (action === "redact") {
+      redacts = true;
+      run.redactions.push({
+        start: match.start,
+        end: match.end,
+        entity_type: match.entity_type,
+        label: match.entity_type,
+      });
+    }
+  }
+  run.piiFound ||= matches.length > 0;
+  run.verdicts.push({
+    check,
+    action: blocked.size > 0 ? "block" : redacts ? "redact" : "allow",
+    score: Math.max(0, ...matches.map((m) => m.score)),
+    threshold: 0,
+    evidence: matches.map((m) => ({
+      start: m.start,
+      end: m.end,
+      label: m.entity_type,
+      score: m.score,
+    })),
+  });
+  if (blocked.size > 0)
+    run.blocks.push({ code: "pii_policy_block", check, message: piiMessage(blocked) });
+}
+
+function runRule(run: Evaluation, rule: CompiledRule, text: string, map: PlaceholderMap): void {
+  const definition = rule.definition;
+  const result = run.guard(rule.check, "custom_rule_block", checkName(rule.check, definition), () =>
+    rule.evaluate(text, { placeholders: map }),
+  );
+  if (result === undefined) return;
+  run.verdicts.push(result.verdict);
+  if (result.matches.length === 0) return;
+  if (definition.kind === "pii") run.piiFound = true;
+  if (result.verdict.action === "block")
+    run.blocks.push({
+      code: "custom_rule_block",
+      check: rule.check,
+      message: ruleMessage(definition, result.matches.length, result.tokens),
+    });
+  if (result.verdict.action === "redact")
+    for (const match of result.matches)
+      run.redactions.push({
+        start: match.start,
+        end: match.end,
+        label: rule.check,
+        ...(match.entity_type !== undefined
+          ? { entity_type: match.entity_type }
+          : { placeholder: rule.placeholder }),
+      });
+}
+
+function evaluate(
+  direction: Direction,
+  policy: GuardrailPolicy,
+  rules: readonly CompiledRule[],
+  text: string,
+  options: EvaluateOptions,
+): GuardrailEvaluation {
+  const detectors: GuardrailDetectors = { ...builtInDetectors, ...options.detectors };
+  const map = options.placeholders ?? createPlaceholderMap();
+  const run = new Evaluation(policy);
+  if (direction === "input" && policy.injection.enabled) runInjection(run, policy, text, detectors);
+  if (policy.safety.enabled) runSafety(run, policy, text, detectors);
+  if (policy.pii.enabled) runPii(run, policy, text, detectors);
+  for (const rule of rules)
+    if (rule.definition.enabled && rule.appliesTo(direction)) runRule(run, rule, text, map);
+
+  const detectedClassification: ClassificationLevel = run.piiFound
+    ? policy.classification.pii_floor
+    : "public";
+  const block = run.blocks[0];
+  let decision: GuardrailDecision = { kind: "allow" };
+  if (block !== undefined) decision = { kind: "block", ...block };
+  else if (run.redactions.length > 0)
+    decision = { kind: "redact", ...combineRedactions(text, run.redactions, map) };
+  return { verdicts: run.verdicts, decision, detectedClassification, placeholderMap: map };
+}
+
+/** Guards a request text (a message, tool arguments, a system prompt, embeddings input...). */
+export function evaluateInput(
+  policy: GuardrailPolicy,
+  rules: readonly CompiledRule[],
+  text: string,
+  options: EvaluateOptions = {},
+): GuardrailEvaluation {
+  return evaluate("input", policy, rules, text, options);
+}
+
+/**
+ * Guards a response text: output rules, PII and content safety; no prompt injection. Run it on the
+ * model's text before restoring placeholders (restorePlaceholders from pii/redact.ts), so restored
+ * originals are not scanned as new PII.
+ */
+export function evaluateOutput(
+  policy: GuardrailPolicy,
+  rules: readonly CompiledRule[],
+  text: string,
+  options: EvaluateOptions = {},
+): GuardrailEvaluation {
+  return evaluate("output", policy, rules, text, options);
+}

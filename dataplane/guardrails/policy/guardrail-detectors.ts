@@ -1,0 +1,26 @@
+/**
+ * The built-in detectors evaluate.ts runs, behind one interface so a test (or a model-backed
+ * check) can stand in for any of them.
+ */
+import { injectionVerdict } from "../injection/injection-verdict.js";
+import { detectPii } from "../pii/detect.js";
+import type { PiiEntity, PiiMatch } from "../pii/entities.js";
+import type { SafetyCategory } from "../safety/safety-categories.js";
+import { safetyVerdict } from "../safety/safety-verdict.js";
+import type { Verdict } from "../verdict.js";
+
+export interface GuardrailDetectors {
+  pii(text: string, entities: readonly PiiEntity[]): PiiMatch[];
+  injection(text: string, threshold: number): Verdict;
+  safety(
+    text: string,
+    threshold: number,
+    categories: Partial<Record<SafetyCategory, number>>,
+  ): Verdict;
+}
+
+export const builtInDetectors: GuardrailDetectors = {
+  pii: (text, entities) => detectPii(text, { entities }),
+  injection: (text, threshold) => injectionVerdict(text, threshold),
+  safety: (text, threshold, categories) => safetyVerdict(text, threshold, categories),
+};
