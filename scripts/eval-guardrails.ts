@@ -27,9 +27,17 @@ const pct = (n: number, d: number): string => (d === 0 ? "-" : `${((100 * n) / d
 
 function table(rows: Row[]): string {
   const header = ["set", "rows", "flagged", "precision", "recall", "FPR"];
-  const body = rows.map((r) => [r.name, String(r.rows), String(r.flagged), r.precision, r.recall, r.fpr]);
+  const body = rows.map((r) => [
+    r.name,
+    String(r.rows),
+    String(r.flagged),
+    r.precision,
+    r.recall,
+    r.fpr,
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  const line = (cells: string[]): string =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
   return [line(header), ...body.map(line)].join("\n");
 }
 
@@ -50,7 +58,14 @@ function measure(name: string, rows: DevRow[], flagged: (r: DevRow) => boolean):
 }
 
 function both(name: string, rows: DevRow[], flagged: (r: DevRow) => boolean): Row[] {
-  return [measure(`${name} (all)`, rows, flagged), measure(`${name} (held-out split)`, rows.filter((r) => isHeldOut(r.id)), flagged)];
+  return [
+    measure(`${name} (all)`, rows, flagged),
+    measure(
+      `${name} (held-out split)`,
+      rows.filter((r) => isHeldOut(r.id)),
+      flagged,
+    ),
+  ];
 }
 
 function main(): void {
@@ -61,25 +76,46 @@ function main(): void {
   const ailuminate = loadDevSet(DEV_FILES.ailuminate);
 
   const injScores = new Map<string, number>();
-  for (const r of [...deepset, ...notInject, ...wildguard]) injScores.set(r.id, scoreInjection(r.text).score);
+  for (const r of [...deepset, ...notInject, ...wildguard])
+    injScores.set(r.id, scoreInjection(r.text).score);
   const injFlag = (r: DevRow): boolean => injScores.get(r.id)! >= DEFAULT_INJECTION_THRESHOLD;
-  console.log(`Prompt injection (threshold ${DEFAULT_INJECTION_THRESHOLD}); targets: deepset recall >= 70%, FPR <= 2% on NotInject and WildGuard benign`);
-  console.log(table([...both("deepset", deepset, injFlag), ...both("NotInject", notInject, injFlag), ...both("WildGuard benign", wildguard, injFlag)]));
+  console.log(
+    `Prompt injection (threshold ${DEFAULT_INJECTION_THRESHOLD}); targets: deepset recall >= 70%, FPR <= 2% on NotInject and WildGuard benign`,
+  );
+  console.log(
+    table([
+      ...both("deepset", deepset, injFlag),
+      ...both("NotInject", notInject, injFlag),
+      ...both("WildGuard benign", wildguard, injFlag),
+    ]),
+  );
 
   const safetyBenign = [...wildguard, ...notInject, ...deepset.filter((r) => r.label === 0)];
   const safeScores = new Map<string, number>();
   for (const r of [...ailuminate, ...safetyBenign]) safeScores.set(r.id, scoreSafety(r.text).max);
   const safeFlag = (r: DevRow): boolean => safeScores.get(r.id)! >= DEFAULT_SAFETY_THRESHOLD;
-  console.log(`\nContent safety (threshold ${DEFAULT_SAFETY_THRESHOLD}); targets: AILuminate recall >= 80%, FPR <= 5% on the benign sets`);
+  console.log(
+    `\nContent safety (threshold ${DEFAULT_SAFETY_THRESHOLD}); targets: AILuminate recall >= 80%, FPR <= 5% on the benign sets`,
+  );
   const hazards = [...new Set(ailuminate.map((r) => r.hazard ?? "?"))].sort();
   console.log(
     table([
       ...both("AILuminate", ailuminate, safeFlag),
-      ...hazards.map((h) => measure(`  AILuminate ${h}`, ailuminate.filter((r) => r.hazard === h), safeFlag)),
+      ...hazards.map((h) =>
+        measure(
+          `  AILuminate ${h}`,
+          ailuminate.filter((r) => r.hazard === h),
+          safeFlag,
+        ),
+      ),
       ...both("benign: WildGuard+NotInject+deepset", safetyBenign, safeFlag),
       measure("  WildGuard benign", wildguard, safeFlag),
       measure("  NotInject", notInject, safeFlag),
-      measure("  deepset benign rows", deepset.filter((r) => r.label === 0), safeFlag),
+      measure(
+        "  deepset benign rows",
+        deepset.filter((r) => r.label === 0),
+        safeFlag,
+      ),
     ]),
   );
 

@@ -2,16 +2,32 @@
  * 5-fold cross-validation of the detectors with their classifier retrained per fold (folds are the
  * split buckets), printing recall, precision and false-positive rates on rows never trained on.
  */
-import { loadLinearModel, storeLinearModel, type LinearModel } from "../dataplane/guardrails/models/linear-model.js";
+import {
+  loadLinearModel,
+  storeLinearModel,
+  type LinearModel,
+} from "../dataplane/guardrails/models/linear-model.js";
 import { splitBucket, SPLIT_BUCKETS } from "../dataplane/guardrails/models/training-split.js";
 import { scoreInjectionWith } from "../dataplane/guardrails/injection/score-injection.js";
 import { scoreSafetyWith } from "../dataplane/guardrails/safety/score-safety.js";
 import { SAFETY_CATEGORIES } from "../dataplane/guardrails/safety/safety-categories.js";
 import type { DevRow } from "./train-dev-sets.js";
 import { trainSoftmax, type TrainOptions } from "./train-linear-model.js";
-import { categoryExamples, hazardExamples, injectionExamples, injectionRows, safetyBenignRows, type Corpus } from "./train-corpus.js";
+import {
+  categoryExamples,
+  hazardExamples,
+  injectionExamples,
+  injectionRows,
+  safetyBenignRows,
+  type Corpus,
+} from "./train-corpus.js";
 
-function trainFold(examplesFor: (rows: DevRow[]) => ReturnType<typeof injectionExamples>, rows: DevRow[], o: TrainOptions, classes: string[]): LinearModel {
+function trainFold(
+  examplesFor: (rows: DevRow[]) => ReturnType<typeof injectionExamples>,
+  rows: DevRow[],
+  o: TrainOptions,
+  classes: string[],
+): LinearModel {
   const t = trainSoftmax(examplesFor(rows), o);
   return loadLinearModel(storeLinearModel("cv", o.dims, classes, t.bias, t.weights));
 }
@@ -23,10 +39,13 @@ function rate(hits: number, n: number): string {
 export function crossValidateInjection(c: Corpus, o: TrainOptions, threshold = 0.5): void {
   const scored = new Map<string, { rules: number; full: number }>();
   for (let k = 0; k < SPLIT_BUCKETS; k++) {
-    const train = injectionRows(c).filter((r) => splitBucket(r.id) !== k);
+    const train = [...injectionRows(c).filter((r) => splitBucket(r.id) !== k), ...c.handwritten];
     const model = trainFold(injectionExamples, train, o, ["benign", "injection"]);
     for (const r of injectionRows(c).filter((r) => splitBucket(r.id) === k)) {
-      scored.set(r.id, { rules: scoreInjectionWith(r.text, undefined).score, full: scoreInjectionWith(r.text, model).score });
+      scored.set(r.id, {
+        rules: scoreInjectionWith(r.text, undefined).score,
+        full: scoreInjectionWith(r.text, model).score,
+      });
     }
   }
   for (const which of ["rules", "full"] as const) {
@@ -41,20 +60,35 @@ export function crossValidateInjection(c: Corpus, o: TrainOptions, threshold = 0
   }
 }
 
-export function crossValidateSafety(c: Corpus, hazardOptions: TrainOptions, categoryOptions: TrainOptions, threshold = 0.5): void {
+export function crossValidateSafety(
+  c: Corpus,
+  hazardOptions: TrainOptions,
+  categoryOptions: TrainOptions,
+  threshold = 0.5,
+): void {
   const benign = safetyBenignRows(c);
-  const scored = new Map<string, { rules: number; full: number }>();
+  const floors = [0, 0.05, 0.1, 0.15];
+  const scored = new Map<string, number[]>();
   for (let k = 0; k < SPLIT_BUCKETS; k++) {
     const haz = c.ailuminate.filter((r) => splitBucket(r.id) !== k);
-    const ben = benign.filter((r) => splitBucket(r.id) !== k);
-    const hazard = trainFold(() => hazardExamples(haz, ben), [], hazardOptions, ["benign", "hazardous"]);
-    const category = trainFold(() => categoryExamples(haz), [], categoryOptions, [...SAFETY_CATEGORIES]);
+    const ben = [...benign.filter((r) => splitBucket(r.id) !== k), ...c.handwritten];
+    const hazard = trainFold(() => hazardExamples(haz, ben), [], hazardOptions, [
+      "benign",
+      "hazardous",
+    ]);
+    const category = trainFold(() => categoryExamples(haz), [], categoryOptions, [
+      ...SAFETY_CATEGORIES,
+    ]);
     for (const r of [...c.ailuminate, ...benign].filter((r) => splitBucket(r.id) === k)) {
-      scored.set(r.id, { rules: scoreSafetyWith(r.text, undefined).max, full: scoreSafetyWith(r.text, { hazard, category }).max });
+      scored.set(r.id, [
+        scoreSafetyWith(r.text, undefined).max,
+        ...floors.map((f) => scoreSafetyWith(r.text, { hazard, category }, undefined, f).max),
+      ]);
     }
   }
-  for (const which of ["rules", "full"] as const) {
-    const flag = (r: DevRow): boolean => scored.get(r.id)![which] >= threshold;
+  const variants = ["rules", ...floors.map((f) => `full, floor ${f}`)];
+  for (const [v, which] of variants.entries()) {
+    const flag = (r: DevRow): boolean => scored.get(r.id)![v]! >= threshold;
     const byHazard = new Map<string, [number, number]>();
     for (const r of c.ailuminate) {
       const h = r.hazard!.startsWith("spc_") ? "spc" : r.hazard!;

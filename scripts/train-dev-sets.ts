@@ -24,7 +24,12 @@ export function loadDevSet(file: string): DevRow[] {
     if (line.trim() === "") continue;
     const raw = JSON.parse(line) as Partial<DevRow>;
     if (typeof raw.id !== "string" || typeof raw.text !== "string") continue;
-    rows.push({ id: raw.id, text: raw.text, label: raw.label ?? 0, ...(raw.hazard === undefined ? {} : { hazard: raw.hazard }) });
+    rows.push({
+      id: raw.id,
+      text: raw.text,
+      label: raw.label ?? 0,
+      ...(raw.hazard === undefined ? {} : { hazard: raw.hazard }),
+    });
   }
   return rows;
 }

@@ -2,7 +2,10 @@
  * Trains a multinomial logistic regression over hashed features with AdaGrad and L2, in a fixed
  * order from a seeded shuffle, so the same data always gives the same weights.
  */
-import { hashedFeatures, type SparseVector } from "../dataplane/guardrails/models/hashed-features.js";
+import {
+  hashedFeatures,
+  type SparseVector,
+} from "../dataplane/guardrails/models/hashed-features.js";
 import { softmax } from "../dataplane/guardrails/models/linear-model.js";
 
 export interface TrainingExample {
@@ -57,7 +60,8 @@ export function trainSoftmax(examples: TrainingExample[], o: TrainOptions): Trai
       const logits = Float64Array.from(bias);
       for (let c = 0; c < classes; c++) {
         let s = 0;
-        for (let k = 0; k < x.indices.length; k++) s += weights[c * dims + x.indices[k]!]! * x.values[k]!;
+        for (let k = 0; k < x.indices.length; k++)
+          s += weights[c * dims + x.indices[k]!]! * x.values[k]!;
         logits[c]! += s;
       }
       const p = softmax(logits);

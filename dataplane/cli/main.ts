@@ -37,7 +37,13 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
 function help(): string {
   const names = Object.keys(SUBCOMMANDS);
   const width = Math.max(...names.map((n) => n.length));
-  return ["usage: evident <command> [options]", "", "commands:", ...names.map((n) => `  ${n.padEnd(width)}  ${SUBCOMMANDS[n]!.summary}`), ""].join("\n");
+  return [
+    "usage: evident <command> [options]",
+    "",
+    "commands:",
+    ...names.map((n) => `  ${n.padEnd(width)}  ${SUBCOMMANDS[n]!.summary}`),
+    "",
+  ].join("\n");
 }
 
 /** Finds the longest run of leading words that names a subcommand ("audit verify" before "audit"). */

@@ -19,18 +19,44 @@ export function scanLine(raw: string, lineNumber: number, options: ScanOptions =
   try {
     parsed = JSON.parse(raw);
   } catch {
-    return JSON.stringify({ id: null, line: lineNumber, error: "invalid JSON" } satisfies ScanInputError);
+    return JSON.stringify({
+      id: null,
+      line: lineNumber,
+      error: "invalid JSON",
+    } satisfies ScanInputError);
   }
-  const obj = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  const obj =
+    typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
   const rawId = obj?.["id"];
   const id = typeof rawId === "string" || typeof rawId === "number" ? rawId : null;
-  if (obj === undefined) return JSON.stringify({ id, line: lineNumber, error: "expected a JSON object" } satisfies ScanInputError);
-  if (id === null) return JSON.stringify({ id, line: lineNumber, error: "missing id (string or number)" } satisfies ScanInputError);
-  if (typeof obj["text"] !== "string") return JSON.stringify({ id, line: lineNumber, error: "missing text (string)" } satisfies ScanInputError);
+  if (obj === undefined)
+    return JSON.stringify({
+      id,
+      line: lineNumber,
+      error: "expected a JSON object",
+    } satisfies ScanInputError);
+  if (id === null)
+    return JSON.stringify({
+      id,
+      line: lineNumber,
+      error: "missing id (string or number)",
+    } satisfies ScanInputError);
+  if (typeof obj["text"] !== "string")
+    return JSON.stringify({
+      id,
+      line: lineNumber,
+      error: "missing text (string)",
+    } satisfies ScanInputError);
   return JSON.stringify({ id, ...scanText(obj["text"], options) });
 }
 
-export async function runScan(input: Readable, output: Writable, options: ScanOptions = {}): Promise<number> {
+export async function runScan(
+  input: Readable,
+  output: Writable,
+  options: ScanOptions = {},
+): Promise<number> {
   const lines = createInterface({ input, crlfDelay: Infinity });
   let n = 0;
   let errors = 0;

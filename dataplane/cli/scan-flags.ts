@@ -14,7 +14,8 @@ export function parseScanFlags(args: string[]): ScanOptions | string {
     if (key === undefined) return `unknown option: ${flag}`;
     const value = inline ?? args[++i];
     const n = Number(value);
-    if (value === undefined || value === "" || !Number.isFinite(n) || n < 0 || n > 1) return `${flag} needs a number in [0, 1]`;
+    if (value === undefined || value === "" || !Number.isFinite(n) || n < 0 || n > 1)
+      return `${flag} needs a number in [0, 1]`;
     options[key] = n;
   }
   return options;

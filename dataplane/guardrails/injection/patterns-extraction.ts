@@ -4,11 +4,11 @@ import { B, E, rx, type InjectionPattern } from "./injection-pattern.js";
 const EN_VERB =
   "(?:reveal|show|print|output|repeat|display|leak|give|tell|share|list|write(?: out| down)?|spell out|dump|expose|disclose|return|echo|paste|recite|type out|provide|read back|copy|translate|summari[sz]e|what (?:is|are|was|were))";
 const EN_ACT =
-  "(?:reveal|show|print|output|repeat|display|leak|share|dump|expose|disclose|echo|paste|recite|type out|read back|spell out|write out|give up)";
+  "(?:reveal|return|show|print|output|repeat|display|leak|share|dump|expose|disclose|echo|paste|recite|type out|read back|spell out|write out|give up)";
 const SECRET_NOUN =
   "(?:system prompt|system message|system instructions|initial prompt|initial instructions|original prompt|original instructions|hidden prompt|hidden instructions|secret instructions|pre-?prompt|meta ?prompt|prompt text|prompt texts|developer (?:message|instructions)|instructions you (?:were|have been) given|(?:text|words|instructions|everything) (?:above|before) (?:this|that|my message)|first (?:instruction|message|prompt|line)s?)";
 const OWN_NOUN =
-  "(?:instructions|prompts?|rules|guidelines|configuration|directives|programming|secret|password|context|training data)";
+  "(?:instructions|prompts?|rules|guidelines|configuration|directives|programming|secret|password|context|training data|embeddings|weights|parameters|source code|hidden state)";
 
 export const EXTRACTION_PATTERNS: InjectionPattern[] = [
   {

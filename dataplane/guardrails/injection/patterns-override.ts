@@ -143,7 +143,7 @@ export const HIJACK_PATTERNS: InjectionPattern[] = [
     weight: 0.6,
     regex: rx(
       B,
-      "(?:now |then )?(?:focus|concentrate|move on|switch|turn)(?: only)? (?:on|to) (?:your|the|a|my)? ?(?:new|next|real|actual|following) (?:task|assignment|instructions?|job|mission|goal)",
+      "(?:focus|concentrate|move on|switch|turn)(?: only)? (?:on|to) (?:your|the|a|my)? ?(?:new|next|real|actual|following) (?:task|assignment|instructions?|job|mission|goal)",
       E,
     ),
   },
@@ -152,7 +152,7 @@ export const HIJACK_PATTERNS: InjectionPattern[] = [
     weight: 0.55,
     regex: rx(
       B,
-      "(?:your|the|a|my|here (?:is|are) (?:your|the|a))? ?(?:new|updated|real|actual|revised|secret) (?:task|tasks|instructions?|assignment|rules|orders|directives?|goal|objective|mission|system prompt)(?: is| are)? ?[:=-]",
+      "(?:new|updated|real|actual|revised|secret) (?:task|tasks|instructions?|assignment|rules|orders|directives?|goal|objective|mission|system prompt|statement|prompt|command|input|context)(?: is| are)? ?[:=\u2013-]",
     ),
   },
   {
@@ -220,5 +220,30 @@ export const HIJACK_PATTERNS: InjectionPattern[] = [
       "(?:^|[.!?:\\n] ?)(?:stop|stopp|halt|arrête|para|alto)\\s?[:!,.\\-–]+ ?(?:\\p{L}+ ?[:!,\\-–]? ?)?(?:write|say|print|tell|answer|ignore|schreib|schreibe|sag|ignoriere|vergiss|ich|i|now|jetzt|écris|escribe|dis|di)",
       E,
     ),
+  },
+  // An alarm word, then "stop": "attention - stop -", "achtung - stopp -"
+  {
+    label: "goal_hijack",
+    weight: 0.45,
+    regex: rx(
+      B,
+      "(?:attention|warning|important|urgent|achtung|wichtig|dringend|alerte|atención|cuidado)\\s?[-\u2013:!,.]+\\s?(?:stop|stopp|halt|arrête|para|alto)",
+      E,
+    ),
+  },
+  // Forcing every answer: "answer every question with ...", "let's play a game where you ..."
+  {
+    label: "output_control",
+    weight: 0.45,
+    regex: rx(
+      B,
+      "(?:answer|respond|reply|react)(?: to)? (?:every|each|all|any) (?:of my )?(?:questions?|messages?|prompts?|requests?|inputs?) (?:only )?(?:with|by saying|using only)",
+      E,
+    ),
+  },
+  {
+    label: "output_control",
+    weight: 0.3,
+    regex: rx(B, "(?:let's|let us|lets) play a game (?:where|in which|called)", E),
   },
 ];

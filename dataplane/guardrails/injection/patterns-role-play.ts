@@ -143,6 +143,16 @@ export const ROLE_PLAY_PATTERNS: InjectionPattern[] = [
       E,
     ),
   },
+  // A new name for the model: "from now on known as X"
+  {
+    label: "role_play",
+    weight: 0.45,
+    regex: rx(
+      B,
+      "(?:from now on|from now|henceforth|now|hereafter) (?:you are |you will be |you'll be )?(?:known|referred to|called|named) as",
+      E,
+    ),
+  },
   // Claimed authority or a fake mode switch
   {
     label: "fake_authority",

@@ -4,8 +4,9 @@
  * small hashed n-gram classifier. Pure and bounded: linear in the (capped) input.
  */
 import { buildScanViews, type ScanView } from "../normalize/scan-views.js";
-import { predict, type LinearModel } from "../models/linear-model.js";
-import { modelText } from "../models/model-text.js";
+import { predict, predictHashes, type LinearModel } from "../models/linear-model.js";
+import { scanFeatureHashes } from "../models/model-text.js";
+import { anchored, anchoredMatches, wordIndex } from "../normalize/word-anchors.js";
 import { INJECTION_PATTERNS } from "./injection-patterns.js";
 import { INJECTION_MODEL } from "./injection-model.js";
 
@@ -26,15 +27,16 @@ const ENCODED_VIEWS = new Set(["base64", "hex", "rot13", "unicode_tags"]);
 /** Classifier probability below this adds nothing; above, it rises linearly to 1. */
 export const CLASSIFIER_FLOOR = 0.4;
 
+const COMPILED = INJECTION_PATTERNS.map((p) => ({ ...p, matcher: anchored(p.regex) }));
+
 function patternSignals(views: ScanView[]): InjectionSignal[] {
   const byKey = new Map<string, InjectionSignal>();
   let encodedHit: InjectionSignal | undefined;
   for (const view of views) {
     const encoded = ENCODED_VIEWS.has(view.kind);
-    for (const p of INJECTION_PATTERNS) {
-      p.regex.lastIndex = 0;
-      let count = 0;
-      for (const m of view.text.matchAll(p.regex)) {
+    const index = wordIndex(view.text, view);
+    for (const p of COMPILED) {
+      for (const m of anchoredMatches(p.matcher, view.text, index, MAX_MATCHES_PER_PATTERN)) {
         const span = view.spanInInput(m.index, m.index + m[0].length);
         const key = `${p.label}:${span.start}:${span.end}`;
         const prev = byKey.get(key);
@@ -42,7 +44,6 @@ function patternSignals(views: ScanView[]): InjectionSignal[] {
           byKey.set(key, { label: p.label, ...span, weight: p.weight });
         if (encoded && encodedHit === undefined)
           encodedHit = { label: `encoded_${view.kind}`, ...span, weight: 0.3 };
-        if (++count >= MAX_MATCHES_PER_PATTERN) break;
       }
     }
   }
@@ -60,8 +61,8 @@ export function combineSignals(signals: InjectionSignal[]): number {
   return 1 - keep;
 }
 
-function classifierWeight(model: LinearModel, views: ScanView[], input: string): number {
-  let p = predict(model, modelText(input))[1]!;
+function classifierWeight(model: LinearModel, views: ScanView[]): number {
+  let p = predictHashes(model, scanFeatureHashes(views))[1]!;
   for (const v of views) if (ENCODED_VIEWS.has(v.kind)) p = Math.max(p, predict(model, v.text)[1]!);
   return Math.max(0, (p - CLASSIFIER_FLOOR) / (1 - CLASSIFIER_FLOOR));
 }
@@ -74,7 +75,7 @@ export function scoreInjectionWith(
 ): InjectionScore {
   const signals = patternSignals(views);
   if (model !== undefined) {
-    const w = classifierWeight(model, views, text);
+    const w = classifierWeight(model, views);
     if (w > 0)
       signals.push({
         label: "classifier",

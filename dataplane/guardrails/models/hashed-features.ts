@@ -26,19 +26,18 @@ function mix(h: number, v: number): number {
 /** Longest text the features look at; a prompt's opening carries its intent. */
 export const MAX_FEATURE_CHARS = 16384;
 
-let scratch = new Float32Array(0);
+/** 1 + ln(count) for small counts. */
+const LOG_TABLE = Float32Array.from({ length: 64 }, (_, n) => (n === 0 ? 0 : 1 + Math.log(n)));
 
-export function hashedFeatures(foldedText: string, dims: number): SparseVector {
-  if (scratch.length !== dims) scratch = new Float32Array(dims);
-  const mask = dims - 1;
-  const touched: number[] = [];
-  const bump = (h: number): void => {
-    const i = (h >>> 0) & mask;
-    if (scratch[i] === 0) touched.push(i);
-    scratch[i]! += 1;
-  };
+/** One zeroed work buffer per model size, reused (and left zeroed) by every call. */
+const scratchBySize = new Map<number, Float32Array>();
+
+/** The raw 32-bit feature hashes of a folded text (repeats kept); vectorise per model size. */
+export function featureHashes(foldedText: string): Uint32Array {
   const text =
     foldedText.length > MAX_FEATURE_CHARS ? foldedText.slice(0, MAX_FEATURE_CHARS) : foldedText;
+  const out = new Uint32Array(text.length * 3 + 2);
+  let n = 0;
   let prevWord = 0;
   let word = FNV_OFFSET;
   let inWord = false;
@@ -48,30 +47,48 @@ export function hashedFeatures(foldedText: string, dims: number): SparseVector {
   let c3 = 32;
   for (let i = 0; i <= text.length; i++) {
     const c = i < text.length ? text.charCodeAt(i) : 32;
-    if (isWordChar(c)) {
+    const wordChar = isWordChar(c);
+    if (wordChar) {
       word = mix(word, c);
       inWord = true;
     } else if (inWord) {
       const w = mix(word, WORD_SEED);
-      bump(w);
-      if (prevWord !== 0) bump(mix(mix(prevWord, w), BIGRAM_SEED));
+      out[n++] = w >>> 0;
+      if (prevWord !== 0) out[n++] = mix(mix(prevWord, w), BIGRAM_SEED) >>> 0;
       prevWord = w;
       word = FNV_OFFSET;
       inWord = false;
     }
-    const cc = isWordChar(c) ? c : 32;
-    if (!(cc === 32 && c3 === 32)) {
-      bump(mix(mix(mix(mix(CHAR_SEED, c1), c2), c3), cc));
-    }
+    const cc = wordChar ? c : 32;
+    if (!(cc === 32 && c3 === 32)) out[n++] = mix(mix(mix(mix(CHAR_SEED, c1), c2), c3), cc) >>> 0;
     c1 = c2;
     c2 = c3;
     c3 = cc;
   }
-  const indices = Int32Array.from(touched);
-  const values = new Float32Array(indices.length);
+  return out.subarray(0, n);
+}
+
+/** Buckets the hashes into `dims` (a power of two), log-scaled counts, L2-normalised. */
+export function vectorize(hashes: Uint32Array, dims: number): SparseVector {
+  let scratch = scratchBySize.get(dims);
+  if (scratch === undefined) {
+    scratch = new Float32Array(dims);
+    scratchBySize.set(dims, scratch);
+  }
+  const mask = dims - 1;
+  const touched = new Int32Array(Math.min(hashes.length, dims));
+  let t = 0;
+  for (let k = 0; k < hashes.length; k++) {
+    const i = hashes[k]! & mask;
+    if (scratch[i] === 0) touched[t++] = i;
+    scratch[i]! += 1;
+  }
+  const indices = touched.slice(0, t);
+  const values = new Float32Array(t);
   let norm = 0;
-  for (let k = 0; k < indices.length; k++) {
-    const v = 1 + Math.log(scratch[indices[k]!]!);
+  for (let k = 0; k < t; k++) {
+    const count = scratch[indices[k]!]!;
+    const v = count < LOG_TABLE.length ? LOG_TABLE[count]! : 1 + Math.log(count);
     values[k] = v;
     norm += v * v;
     scratch[indices[k]!] = 0;
@@ -79,4 +96,8 @@ export function hashedFeatures(foldedText: string, dims: number): SparseVector {
   norm = Math.sqrt(norm) || 1;
   for (let k = 0; k < values.length; k++) values[k]! /= norm;
   return { indices, values };
+}
+
+export function hashedFeatures(foldedText: string, dims: number): SparseVector {
+  return vectorize(featureHashes(foldedText), dims);
 }

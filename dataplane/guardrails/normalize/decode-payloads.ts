@@ -18,10 +18,6 @@ export interface DecodedPayload {
 export const MAX_PAYLOADS = 8;
 export const MAX_PAYLOAD_CHARS = 8192;
 
-const BASE64 = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9+/=_-])/g;
-const BASE64_URL = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g;
-const HEX = /(?<![0-9A-Fa-f])(?:(?:\\x|0x)?[0-9A-Fa-f]{2}[\s:,]?){8,}/g;
-
 /** Share of characters that look like ordinary text: letters, digits, punctuation, spaces. */
 function printableRatio(s: string): number {
   if (s.length === 0) return 0;
@@ -45,20 +41,25 @@ function looksLikeText(s: string): boolean {
   return s.length >= 4 && printableRatio(s) >= 0.9 && /[a-z]{3}/i.test(s) && /[\s.,:;!?]/.test(s);
 }
 
+/** A decoded payload that is itself an encoded run (base64 inside base64) is kept for the next level. */
+function looksEncoded(s: string): boolean {
+  return s.length >= 16 && /^[A-Za-z0-9+/=_-]+$/.test(s);
+}
+
 function decodeBase64(raw: string, urlSafe: boolean): string | undefined {
   const body = raw.slice(0, MAX_PAYLOAD_CHARS);
   if (urlSafe && !/[-_]/.test(body)) return undefined;
   // Identifiers and plain words are not payloads: demand a mix of cases or digits.
   if (!/[A-Z]/.test(body) || !/[a-z]/.test(body)) return undefined;
   const text = Buffer.from(body, urlSafe ? "base64url" : "base64").toString("utf8");
-  return looksLikeText(text) ? text : undefined;
+  return looksLikeText(text) || looksEncoded(text) ? text : undefined;
 }
 
 function decodeHex(raw: string): string | undefined {
   const digits = raw.replace(/\\x|0x|[\s:,]/g, "").slice(0, MAX_PAYLOAD_CHARS);
   if (digits.length % 2 !== 0) return undefined;
   const text = Buffer.from(digits, "hex").toString("utf8");
-  return looksLikeText(text) ? text : undefined;
+  return looksLikeText(text) || looksEncoded(text) ? text : undefined;
 }
 
 export function rot13(s: string): string {
@@ -92,26 +93,94 @@ function rot13Variant(text: string): string | undefined {
   return rot13(text.slice(0, MAX_PAYLOAD_CHARS));
 }
 
+function isBase64Code(c: number): boolean {
+  return (
+    (c >= 65 && c <= 90) ||
+    (c >= 97 && c <= 122) ||
+    (c >= 48 && c <= 57) ||
+    c === 43 ||
+    c === 47 ||
+    c === 61 ||
+    c === 45 ||
+    c === 95
+  );
+}
+
+function isHexCode(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
+}
+
+function isSeparatorCode(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13 || c === 58 || c === 44;
+}
+
+interface Candidate {
+  start: number;
+  end: number;
+  decode: (raw: string) => string | undefined;
+  encoding: PayloadEncoding;
+}
+
+/**
+ * One linear pass for encoded-looking runs: unbroken base64/hex runs of 16+ characters, and 8+
+ * hex byte pairs separated by spaces, colons or commas ("69 67 6e ...", "\x69\x67...").
+ */
+function candidates(text: string): Candidate[] {
+  const out: Candidate[] = [];
+  let i = 0;
+  while (i < text.length && out.length < MAX_PAYLOADS * 4) {
+    if (!isBase64Code(text.charCodeAt(i)) && text[i] !== "\\") {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < text.length && (isBase64Code(text.charCodeAt(j)) || text[j] === "\\")) j++;
+    const raw = text.slice(i, j);
+    if (j - i >= 16) {
+      const hexBody = raw.replace(/\\x|0x/g, "");
+      if (/^[0-9a-f]+$/i.test(hexBody))
+        out.push({ start: i, end: j, decode: decodeHex, encoding: "hex" });
+      else if (/[-_]/.test(raw))
+        out.push({ start: i, end: j, decode: (r) => decodeBase64(r, true), encoding: "base64" });
+      else
+        out.push({ start: i, end: j, decode: (r) => decodeBase64(r, false), encoding: "base64" });
+    } else if (j - i === 2 && isHexCode(text.charCodeAt(i)) && isHexCode(text.charCodeAt(i + 1))) {
+      // Spaced hex: count the following separated pairs.
+      let k = j;
+      let pairs = 1;
+      while (k + 2 < text.length + 1 && isSeparatorCode(text.charCodeAt(k))) {
+        let m = k;
+        while (m < text.length && isSeparatorCode(text.charCodeAt(m))) m++;
+        if (
+          m + 2 <= text.length &&
+          isHexCode(text.charCodeAt(m)) &&
+          isHexCode(text.charCodeAt(m + 1)) &&
+          (m + 2 === text.length || !isBase64Code(text.charCodeAt(m + 2)))
+        ) {
+          pairs++;
+          k = m + 2;
+        } else break;
+      }
+      if (pairs >= 8) {
+        out.push({ start: i, end: k, decode: decodeHex, encoding: "hex" });
+        j = k;
+      }
+    }
+    i = j;
+  }
+  return out;
+}
+
 /** Decoded payloads found in `text` (original casing matters for base64). */
 export function decodePayloads(text: string, depth = 0): DecodedPayload[] {
   const found: DecodedPayload[] = [];
   const add = (p: DecodedPayload): void => {
     if (found.length < MAX_PAYLOADS) found.push(p);
   };
-  for (const [re, encoding, urlSafe] of [
-    [BASE64, "base64", false],
-    [BASE64_URL, "base64", true],
-    [HEX, "hex", false],
-  ] as const) {
-    re.lastIndex = 0;
-    for (const m of text.matchAll(re)) {
-      if (found.length >= MAX_PAYLOADS) break;
-      const start = m.index;
-      const end = start + m[0].length;
-      if (found.some((p) => p.start <= start && end <= p.end)) continue;
-      const decoded = encoding === "hex" ? decodeHex(m[0]) : decodeBase64(m[0], urlSafe);
-      if (decoded !== undefined) add({ encoding, text: decoded, start, end });
-    }
+  for (const c of candidates(text)) {
+    const decoded = c.decode(text.slice(c.start, c.end));
+    if (decoded !== undefined)
+      add({ encoding: c.encoding, text: decoded, start: c.start, end: c.end });
   }
   const flipped = rot13Variant(text);
   if (flipped !== undefined) add({ encoding: "rot13", text: flipped, start: 0, end: text.length });

@@ -158,58 +158,72 @@ function foldCodePoint(codePoint: number): string {
   return out;
 }
 
+const UTF16 = new TextDecoder("utf-16le");
+
+function decodeUnits(units: Uint16Array, length: number): string {
+  return UTF16.decode(units.subarray(0, length));
+}
+
 /**
  * Fold `input` for matching. Linear in the input length; `maxLength` caps the work (the caller
  * decides whether to scan the rest in further windows).
  */
 export function foldText(input: string, maxLength = 1 << 20): FoldedText {
   const limit = Math.min(input.length, maxLength);
-  const out: string[] = [];
-  const origin = new Int32Array(limit * 2 + 1);
+  // NFKC can expand a character (e.g. a ligature) to several; 4x covers the common cases and
+  // anything beyond is dropped rather than grown without bound.
+  const capacity = limit * 4;
+  const units = new Uint16Array(capacity);
+  const origin = new Int32Array(capacity + 1);
   let n = 0;
   let lastWasSpace = true;
   let lastFoldedAscii = false;
-  const push = (s: string, from: number): void => {
-    for (let k = 0; k < s.length; k++) {
-      if (n >= origin.length) return;
-      out.push(s[k]!);
-      origin[n++] = from;
-    }
-  };
-  // A run of whitespace becomes one space, or one newline when the run holds a line break.
-  const pushSpace = (cp: number, from: number): void => {
-    const newline = cp === 0x0a || cp === 0x0d || cp === 0x2028 || cp === 0x2029;
-    if (!lastWasSpace) push(newline ? "\n" : " ", from);
-    else if (newline && n > 0 && out[n - 1] === " ") out[n - 1] = "\n";
-    lastWasSpace = true;
-  };
   let i = 0;
   while (i < limit) {
-    const cp = input.codePointAt(i)!;
-    const width = cp > 0xffff ? 2 : 1;
-    if (cp < 0x80) {
-      if (isSpace(cp)) {
-        pushSpace(cp, i);
+    const c = input.charCodeAt(i);
+    if (c < 0x80) {
+      if (c === 0x20 || (c >= 0x09 && c <= 0x0d)) {
+        // A run of whitespace becomes one space, or one newline when the run holds a line break.
+        const newline = c === 0x0a || c === 0x0d;
+        if (!lastWasSpace) {
+          units[n] = newline ? 0x0a : 0x20;
+          origin[n++] = i;
+        } else if (newline && n > 0 && units[n - 1] === 0x20) units[n - 1] = 0x0a;
+        lastWasSpace = true;
       } else {
-        push(cp >= 0x41 && cp <= 0x5a ? String.fromCharCode(cp + 32) : input[i]!, i);
+        units[n] = c >= 0x41 && c <= 0x5a ? c + 32 : c;
+        origin[n++] = i;
         lastWasSpace = false;
       }
       lastFoldedAscii = false;
-    } else if (isInvisible(cp) || (lastFoldedAscii && isCombiningMark(cp))) {
+      i++;
+      continue;
+    }
+    const cp = input.codePointAt(i)!;
+    const width = cp > 0xffff ? 2 : 1;
+    if (isInvisible(cp) || (lastFoldedAscii && isCombiningMark(cp))) {
       // dropped
     } else if (isSpace(cp)) {
-      pushSpace(cp, i);
+      const newline = cp === 0x2028 || cp === 0x2029;
+      if (!lastWasSpace) {
+        units[n] = newline ? 0x0a : 0x20;
+        origin[n++] = i;
+      }
+      lastWasSpace = true;
       lastFoldedAscii = false;
     } else {
       const folded = foldCodePoint(cp);
-      push(folded, i);
+      for (let k = 0; k < folded.length && n < capacity; k++) {
+        units[n] = folded.charCodeAt(k);
+        origin[n++] = i;
+      }
       lastWasSpace = false;
       lastFoldedAscii = folded.length > 0 && folded.charCodeAt(folded.length - 1) < 0x80;
     }
     i += width;
   }
   origin[n] = limit;
-  return { text: out.join(""), origin: origin.subarray(0, n + 1), inputLength: limit };
+  return { text: decodeUnits(units, n), origin: origin.subarray(0, n + 1), inputLength: limit };
 }
 
 /** Map a [start, end) span of folded text back to the input. */

@@ -21,34 +21,53 @@ const LEET: Record<string, string> = {
   "+": "t",
 };
 
-function isLetter(ch: string | undefined): boolean {
-  return ch !== undefined && ch >= "a" && ch <= "z";
+/** LEET as a table by char code (0 = not a leet character). */
+const LEET_CODES = new Uint16Array(0x2100);
+for (const [from, to] of Object.entries(LEET)) LEET_CODES[from.charCodeAt(0)] = to.charCodeAt(0);
+
+function leetCode(c: number): number {
+  return c < LEET_CODES.length ? LEET_CODES[c]! : 0;
+}
+
+function isLetterCode(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 0xe0 && c <= 0x24f);
+}
+
+function isDigitCode(c: number): boolean {
+  return c >= 48 && c <= 57;
 }
 
 /**
- * Replace leet characters that sit inside a word (a letter on at least one side, or between two
- * leet characters that touch a letter), so "2022" and "1+1" stay as they are. Length-preserving:
- * the folded text's origin map still applies.
+ * Replace leet characters that sit inside a word, so "1gn0r3" and "pr3v10u5" fold while "2022",
+ * "1+1" and "hello!" stay as they are: a run of digits folds when it touches a letter; a run with
+ * symbols ($, @, !, |, +, €) folds only between letters (or "$"/"@" opening a word). Length-preserving,
+ * so the folded text's origin map still applies. Returns `text` itself when nothing changed.
  */
 export function foldLeetspeak(text: string): string {
-  const chars = text.split("");
-  const isLeet = (i: number): boolean => chars[i] !== undefined && LEET[chars[i]!] !== undefined;
-  const out = chars.slice();
+  let out: string[] | undefined;
   let i = 0;
-  while (i < chars.length) {
-    if (!isLeet(i)) {
+  const n = text.length;
+  while (i < n) {
+    if (leetCode(text.charCodeAt(i)) === 0) {
       i++;
       continue;
     }
     let j = i;
-    while (isLeet(j)) j++;
-    // A run of leet characters [i, j) is folded when it touches a letter.
-    if (isLetter(chars[i - 1]) || isLetter(chars[j])) {
-      for (let k = i; k < j; k++) out[k] = LEET[chars[k]!]!;
+    let digitsOnly = true;
+    while (j < n && leetCode(text.charCodeAt(j)) !== 0) {
+      if (!isDigitCode(text.charCodeAt(j))) digitsOnly = false;
+      j++;
+    }
+    const before = i > 0 && isLetterCode(text.charCodeAt(i - 1));
+    const after = j < n && isLetterCode(text.charCodeAt(j));
+    const opensWord = (text[i] === "$" || text[i] === "@") && after && !before;
+    if (digitsOnly ? before || after : (before && after) || opensWord) {
+      out ??= text.split("");
+      for (let k = i; k < j; k++) out[k] = LEET[text[k]!]!;
     }
     i = j;
   }
-  return out.join("");
+  return out === undefined ? text : out.join("");
 }
 
 const SPELLED_OUT = /(?<![\p{L}\p{N}])\p{L}(?:[ .\-_*·]\p{L}){3,}(?![\p{L}\p{N}])/gu;

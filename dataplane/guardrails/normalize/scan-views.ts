@@ -12,6 +12,11 @@ export type ViewKind = "folded" | "leetspeak" | "spelled_out" | "unicode_tags" |
 export interface ScanView {
   kind: ViewKind;
   text: string;
+  /**
+   * Only on the first ("folded") view: the whole folded and leetspeak-folded text, which is what
+   * the classifiers read. (The leetspeak view itself holds only the windows around changes.)
+   */
+  modelText?: string;
   /** Map a [start, end) span of `text` to the original input. */
   spanInInput(start: number, end: number): { start: number; end: number };
 }
@@ -21,6 +26,41 @@ export const MAX_SCAN_CHARS = 256 * 1024;
 
 function viewOf(kind: ViewKind, folded: FoldedText, text = folded.text): ScanView {
   return { kind, text, spanInInput: (s, e) => originalSpan(folded, s, e) };
+}
+
+/** Characters kept on each side of a leetspeak change: longer than any pattern needs. */
+const LEET_WINDOW = 160;
+
+/**
+ * The leetspeak view holds only windows around the characters leetspeak folding changed (joined by
+ * newlines), so ordinary text with a stray "1st" or "mp3" costs little to rescan.
+ */
+function leetWindows(folded: FoldedText, leet: string): ScanView {
+  const ranges: [number, number][] = [];
+  for (let i = 0; i < leet.length; i++) {
+    if (leet.charCodeAt(i) === folded.text.charCodeAt(i)) continue;
+    const from = Math.max(0, i - LEET_WINDOW);
+    const to = Math.min(leet.length, i + LEET_WINDOW);
+    const last = ranges[ranges.length - 1];
+    if (last !== undefined && from <= last[1]) last[1] = to;
+    else ranges.push([from, to]);
+  }
+  let text = "";
+  const origin: number[] = [];
+  for (const [from, to] of ranges) {
+    if (text.length > 0) {
+      text += "\n";
+      origin.push(folded.origin[from]!);
+    }
+    text += leet.slice(from, to);
+    for (let k = from; k < to; k++) origin.push(folded.origin[k]!);
+  }
+  origin.push(folded.inputLength);
+  return viewOf("leetspeak", {
+    text,
+    origin: Int32Array.from(origin),
+    inputLength: folded.inputLength,
+  });
 }
 
 /**
@@ -48,9 +88,9 @@ export function hiddenTagText(
 
 export function buildScanViews(input: string): ScanView[] {
   const folded = foldText(input, MAX_SCAN_CHARS);
-  const views: ScanView[] = [viewOf("folded", folded)];
   const leet = foldLeetspeak(folded.text);
-  if (leet !== folded.text) views.push(viewOf("leetspeak", folded, leet));
+  const views: ScanView[] = [{ ...viewOf("folded", folded), modelText: leet }];
+  if (leet !== folded.text) views.push(leetWindows(folded, leet));
   const spelled = joinSpelledOut(folded);
   if (spelled !== undefined) views.push(viewOf("spelled_out", spelled));
   const hidden = hiddenTagText(input.slice(0, MAX_SCAN_CHARS));

@@ -17,7 +17,6 @@ export const SAFETY_CATEGORIES = [
 
 export type SafetyCategory = (typeof SAFETY_CATEGORIES)[number];
 
-
 const HAZARD_TO_CATEGORY: Record<string, SafetyCategory> = {
   vcr: "violence",
   ssh: "self_harm",

@@ -5,11 +5,18 @@
  * signs of ..."), which is what benign questions on sensitive topics look like.
  */
 import { B, E, rx } from "../injection/injection-pattern.js";
+import {
+  anchored,
+  anchoredMatches,
+  wordIndex,
+  type AnchoredRegex,
+} from "../normalize/word-anchors.js";
+import type { ScanView } from "../normalize/scan-views.js";
 
 /** Asking for help doing something. */
 export const REQUEST = rx(
   B,
-  "(?:how (?:do|can|could|would|should|might|to|does one|would one|can one|do you|can you|did)|what(?:'s| is| are)? (?:the )?(?:best|easiest|most effective|quickest|fastest|cheapest|safest|simplest) (?:way|ways|method|methods|tactics?|strategy|strategies|approach|tool|tools|places?)|(?:give|tell|show|teach|send|write|create|generate|draft|compose|provide|list) (?:me|us)?|help me|i (?:want|need|would like|plan|intend|am planning|'m planning|am going|'m going) to|ways? to|steps? to|tips (?:on|for)|guide (?:on|to|for)|instructions (?:on|for)|where (?:can|do|could) (?:i|you|one|someone)|is it (?:ok|okay|possible|legal|fun) to|can i|should i|let's|explain how|describe how|ideas for|wie (?:kann|mache|baue|bekomme) ich|comment (?:faire|puis-je)|cómo (?:puedo|hago))",
+  "(?:how (?:do|can|could|would|should|might|to|does one|would one|can one|do you|can you|did)|what(?:'s| is| are)? (?:the )?(?:best|easiest|most effective|quickest|fastest|cheapest|safest|simplest) (?:way|ways|method|methods|tactics?|strategy|strategies|approach|tool|tools|places?)|(?:give|tell|show|teach|send|write|create|generate|draft|compose|provide|list)(?: me| us)?|help me|i (?:want|need|would like|plan|intend|am planning|'m planning|am going|'m going) to|ways? to|steps? to|tips (?:on|for)|guide (?:on|to|for)|instructions (?:on|for)|where (?:can|do|could) (?:i|you|one|someone)|is it (?:ok|okay|possible|legal|fun) to|can i|should i|let's|explain how|describe how|ideas for|wie (?:kann|mache|baue|bekomme) ich|comment (?:faire|puis-je)|cómo (?:puedo|hago))",
   E,
 );
 
@@ -33,11 +40,21 @@ export interface IntentShape {
   protective: boolean;
 }
 
-function has(re: RegExp, text: string): boolean {
-  re.lastIndex = 0;
-  return re.test(text);
+const MATCHERS = {
+  request: anchored(REQUEST),
+  evasion: anchored(EVASION),
+  protective: anchored(PROTECTIVE),
+};
+
+function has(p: AnchoredRegex, view: ScanView): boolean {
+  return anchoredMatches(p, view.text, wordIndex(view.text, view), 1).next().done !== true;
 }
 
-export function intentShape(text: string): IntentShape {
-  return { request: has(REQUEST, text), evasion: has(EVASION, text), protective: has(PROTECTIVE, text) };
+export function intentShape(view: ScanView | undefined): IntentShape {
+  if (view === undefined) return { request: false, evasion: false, protective: false };
+  return {
+    request: has(MATCHERS.request, view),
+    evasion: has(MATCHERS.evasion, view),
+    protective: has(MATCHERS.protective, view),
+  };
 }

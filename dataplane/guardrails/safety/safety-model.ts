@@ -4,4 +4,7 @@ import hazard from "../models/safety-hazard-model.json" with { type: "json" };
 import category from "../models/safety-category-model.json" with { type: "json" };
 import type { SafetyModels } from "./score-safety.js";
 
-export const SAFETY_MODELS: SafetyModels = { hazard: loadLinearModel(hazard), category: loadLinearModel(category) };
+export const SAFETY_MODELS: SafetyModels = {
+  hazard: loadLinearModel(hazard),
+  category: loadLinearModel(category),
+};

@@ -22,7 +22,8 @@ export function safetyVerdict(
   for (const c of SAFETY_CATEGORIES) {
     if (scores[c] > scores[top]) top = c;
     const limit = categoryThresholds[c] ?? threshold;
-    if (scores[c] >= limit && (blocking === undefined || scores[c] > scores[blocking])) blocking = c;
+    if (scores[c] >= limit && (blocking === undefined || scores[c] > scores[blocking]))
+      blocking = c;
   }
   const driver = blocking ?? top;
   return {

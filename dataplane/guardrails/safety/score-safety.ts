@@ -4,9 +4,15 @@
  * it), combined by noisy-OR with the small hashed n-gram classifier. Pure and linear in the input.
  */
 import { buildScanViews, type ScanView } from "../normalize/scan-views.js";
-import { predict, type LinearModel } from "../models/linear-model.js";
-import { modelText } from "../models/model-text.js";
+import { predictHashes, type LinearModel } from "../models/linear-model.js";
+import { scanFeatureHashes } from "../models/model-text.js";
 import { B, E, rx } from "../injection/injection-pattern.js";
+import {
+  anchored,
+  anchoredMatches,
+  wordIndex,
+  type AnchoredRegex,
+} from "../normalize/word-anchors.js";
 import { SAFETY_CATEGORIES, type SafetyCategory } from "./safety-categories.js";
 import { SAFETY_LEXICON } from "./safety-lexicon.js";
 import { intentShape, type IntentShape } from "./safety-intent.js";
@@ -30,13 +36,17 @@ const STRONG_WEIGHT = 0.45;
 const TOPIC_WEIGHT = 0.2;
 const EVASION_WEIGHT = 0.45;
 /** Classifier probability below this adds nothing; above, it rises linearly to 1. */
-export const SAFETY_CLASSIFIER_FLOOR = 0.1;
+export const SAFETY_CLASSIFIER_FLOOR = 0.05;
 const MAX_MATCHES = 4;
+
+function compile(terms: string[]): AnchoredRegex {
+  return anchored(rx(B, "(?:", terms.join("|"), ")", E));
+}
 
 const COMPILED = SAFETY_CATEGORIES.map((category) => ({
   category,
-  strong: rx(B, "(?:", SAFETY_LEXICON[category].strong.join("|"), ")", E),
-  topic: rx(B, "(?:", SAFETY_LEXICON[category].topic.join("|"), ")", E),
+  strong: compile(SAFETY_LEXICON[category].strong),
+  topic: compile(SAFETY_LEXICON[category].topic),
 }));
 
 function emptyScores(): Record<SafetyCategory, number> {
@@ -47,14 +57,13 @@ function lexiconSignals(views: ScanView[], texts: Map<SafetySignal, string>): Sa
   const signals: SafetySignal[] = [];
   const seen = new Set<string>();
   for (const view of views) {
+    const index = wordIndex(view.text, view);
     for (const { category, strong, topic } of COMPILED) {
-      for (const [re, weight] of [
+      for (const [matcher, weight] of [
         [strong, STRONG_WEIGHT],
         [topic, TOPIC_WEIGHT],
       ] as const) {
-        re.lastIndex = 0;
-        let n = 0;
-        for (const m of view.text.matchAll(re)) {
+        for (const m of anchoredMatches(matcher, view.text, index, MAX_MATCHES)) {
           const span = view.spanInInput(m.index, m.index + m[0].length);
           const key = `${category}:${span.start}`;
           if (!seen.has(key)) {
@@ -63,7 +72,6 @@ function lexiconSignals(views: ScanView[], texts: Map<SafetySignal, string>): Sa
             signals.push(signal);
             texts.set(signal, m[0]);
           }
-          if (++n >= MAX_MATCHES) break;
         }
       }
     }
@@ -76,16 +84,26 @@ function lexiconSignals(views: ScanView[], texts: Map<SafetySignal, string>): Sa
  * lowered by a protective frame; topic terms (distinct ones, at most two counted) stay below any
  * sensible threshold unless the text also asks to do it unseen (evasion).
  */
-function ruleScores(signals: SafetySignal[], texts: Map<SafetySignal, string>, intent: IntentShape): Record<SafetyCategory, number> {
+function ruleScores(
+  signals: SafetySignal[],
+  texts: Map<SafetySignal, string>,
+  intent: IntentShape,
+): Record<SafetyCategory, number> {
   const scores = emptyScores();
   for (const category of SAFETY_CATEGORIES) {
     const mine = signals.filter((s) => s.label === category);
     if (mine.length === 0) continue;
-    const strong = mine.some((s) => s.weight === STRONG_WEIGHT);
-    const topics = new Set(mine.filter((s) => s.weight === TOPIC_WEIGHT).map((s) => texts.get(s))).size;
-    let score = strong ? STRONG_WEIGHT : Math.min(topics, 2) * 0.12;
+    const strongTerms = new Set(
+      mine.filter((s) => s.weight === STRONG_WEIGHT).map((s) => texts.get(s)),
+    ).size;
+    const strong = strongTerms > 0;
+    const topics = new Set(mine.filter((s) => s.weight === TOPIC_WEIGHT).map((s) => texts.get(s)))
+      .size;
+    let score = strong
+      ? 1 - (1 - STRONG_WEIGHT) ** Math.min(strongTerms, 2)
+      : Math.min(topics, 2) * 0.12;
     if (intent.protective && !intent.evasion) score *= 0.5;
-    else if (intent.request) score = strong ? 0.72 : score + 0.06;
+    else if (intent.request) score = strong ? Math.max(score, 0.72) : score + 0.06;
     if (intent.evasion) score = 1 - (1 - score) * (1 - EVASION_WEIGHT);
     scores[category] = score;
   }
@@ -99,30 +117,49 @@ export interface SafetyModels {
 }
 
 /** Classifier score per category: the hazard probability, shared out relative to the top category. */
-function classifierScores(models: SafetyModels, text: string): Record<SafetyCategory, number> {
-  const hazard = predict(models.hazard, text)[1]!;
-  const q = predict(models.category, text);
+function classifierScores(
+  models: SafetyModels,
+  hashes: Uint32Array,
+  floor: number,
+): Record<SafetyCategory, number> {
+  const hazard = predictHashes(models.hazard, hashes)[1]!;
+  const q = predictHashes(models.category, hashes);
   let top = 0;
   for (const v of q) top = Math.max(top, v);
   const scores = emptyScores();
   SAFETY_CATEGORIES.forEach((category, i) => {
     const m = hazard * (q[i]! / (top || 1));
-    scores[category] = Math.max(0, (m - SAFETY_CLASSIFIER_FLOOR) / (1 - SAFETY_CLASSIFIER_FLOOR));
+    scores[category] = Math.max(0, (m - floor) / (1 - floor));
   });
   return scores;
 }
 
-/** Score with an explicit classifier (or none); `scoreSafety` uses the bundled one. */
-export function scoreSafetyWith(text: string, models: SafetyModels | undefined, views = buildScanViews(text)): SafetyScore {
+/**
+ * Score with explicit classifiers (or none) and classifier floor; `scoreSafety` uses the bundled
+ * ones. (The training script varies both to cross-validate.)
+ */
+export function scoreSafetyWith(
+  text: string,
+  models: SafetyModels | undefined,
+  views = buildScanViews(text),
+  floor = SAFETY_CLASSIFIER_FLOOR,
+): SafetyScore {
   const matched = new Map<SafetySignal, string>();
   const signals = lexiconSignals(views, matched);
-  let intent = intentShape(views[0]?.text ?? "");
+  let intent = intentShape(views[0]);
   for (const v of views.slice(1)) {
-    const i = intentShape(v.text);
-    intent = { request: intent.request || i.request, evasion: intent.evasion || i.evasion, protective: intent.protective && i.protective };
+    const i = intentShape(v);
+    intent = {
+      request: intent.request || i.request,
+      evasion: intent.evasion || i.evasion,
+      protective: intent.protective && i.protective,
+    };
   }
   const rules = ruleScores(signals, matched, intent);
-  const learned = models === undefined ? emptyScores() : classifierScores(models, modelText(text));
+  const learned =
+    models === undefined
+      ? emptyScores()
+      : classifierScores(models, scanFeatureHashes(views), floor);
   const scores = emptyScores();
   let max = 0;
   for (const c of SAFETY_CATEGORIES) {

@@ -1,0 +1,220 @@
+/**
+ * Anchored matching for the pattern detectors. Most patterns start with an alternation of words
+ * ("(?:ignore|disregard|forget) ..."), so a match can only start at a word of the text that begins
+ * with one of those words' first letters (up to four): the pattern's anchors. The text's words are
+ * indexed once by prefix; each anchored pattern is then tried (sticky) only at those positions
+ * instead of at every character, which keeps a scan of ordinary text far below a millisecond.
+ */
+
+/** The leading word-boundary assertion the patterns use; anchors are read after it. */
+const LEADING_BOUNDARY = "(?<![\\p{L}\\p{N}])";
+const ANCHOR_LENGTH = 4;
+
+function isWordCode(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 0xc0 && c !== 0xd7 && c !== 0xf7);
+}
+
+/**
+ * Every anchor of every compiled pattern, in one trie keyed by char code (anchors are at most four
+ * characters, so one walk per word finds all anchors the word starts with).
+ */
+interface TrieNode {
+  next: Map<number, TrieNode>;
+  /** Ids of anchors that end at this node. */
+  ids: number[];
+}
+
+const TRIE: TrieNode = { next: new Map(), ids: [] };
+const ANCHOR_IDS = new Map<string, number>();
+
+function anchorId(anchor: string): number {
+  let id = ANCHOR_IDS.get(anchor);
+  if (id !== undefined) return id;
+  id = ANCHOR_IDS.size;
+  ANCHOR_IDS.set(anchor, id);
+  let node = TRIE;
+  for (let k = 0; k < anchor.length; k++) {
+    const c = anchor.charCodeAt(k);
+    let child = node.next.get(c);
+    if (child === undefined) {
+      child = { next: new Map(), ids: [] };
+      node.next.set(c, child);
+    }
+    node = child;
+  }
+  node.ids.push(id);
+  return id;
+}
+
+/** For each anchor id, the start offsets (ascending) of the words of a text that begin with it. */
+export type WordIndex = (number[] | undefined)[];
+
+const indexCache = new WeakMap<object, WordIndex>();
+
+/** Index the words of `text`; pass `owner` (e.g. the scan view) to share it between detectors. */
+export function wordIndex(text: string, owner?: object): WordIndex {
+  const cached = owner === undefined ? undefined : indexCache.get(owner);
+  if (cached !== undefined) return cached;
+  const index: WordIndex = new Array<number[] | undefined>(ANCHOR_IDS.size);
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    if (!isWordCode(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let node: TrieNode | undefined = TRIE;
+    for (let k = 0; k < ANCHOR_LENGTH && node !== undefined && start + k < n; k++) {
+      const c = text.charCodeAt(start + k);
+      if (!isWordCode(c)) break;
+      node = node.next.get(c);
+      if (node !== undefined) {
+        for (const id of node.ids) (index[id] ??= []).push(start);
+      }
+    }
+    while (i < n && isWordCode(text.charCodeAt(i))) i++;
+  }
+  if (owner !== undefined) indexCache.set(owner, index);
+  return index;
+}
+
+/** Sorted start offsets of the words that begin with one of the anchors. */
+export function anchorPositions(anchorIds: readonly number[], index: WordIndex): number[] {
+  let positions: number[] | undefined;
+  let merged = false;
+  for (const id of anchorIds) {
+    const starts = index[id];
+    if (starts === undefined) continue;
+    if (positions === undefined) positions = starts;
+    else {
+      positions = positions.concat(starts);
+      merged = true;
+    }
+  }
+  if (positions === undefined) return [];
+  return merged ? [...new Set(positions)].sort((x, y) => x - y) : positions;
+}
+
+/** A pattern ready for anchored matching: its anchors and a sticky copy of its regex. */
+export interface AnchoredRegex {
+  regex: RegExp;
+  /** Ids of its anchors; undefined when the pattern has none (then it is scanned for). */
+  anchors: number[] | undefined;
+  sticky: RegExp | undefined;
+}
+
+/** Compile a pattern for anchored matching. Call at module load, before scanning. */
+export function anchored(regex: RegExp): AnchoredRegex {
+  const words = anchorsOf(regex.source);
+  return {
+    regex,
+    anchors: words?.map(anchorId),
+    sticky: words === undefined ? undefined : new RegExp(regex.source, "uy"),
+  };
+}
+
+/**
+ * Matches of the pattern in `text`, at most `max`: tried only at anchor positions when the pattern
+ * has anchors, else scanned for everywhere. Matches that start inside a word are skipped.
+ */
+export function* anchoredMatches(
+  p: AnchoredRegex,
+  text: string,
+  index: WordIndex,
+  max: number,
+): Generator<RegExpExecArray> {
+  let found = 0;
+  if (p.sticky === undefined || p.anchors === undefined) {
+    p.regex.lastIndex = 0;
+    for (const m of text.matchAll(p.regex)) {
+      if (
+        m.index > 0 &&
+        isWordCode(text.charCodeAt(m.index)) &&
+        isWordCode(text.charCodeAt(m.index - 1))
+      )
+        continue;
+      yield m;
+      if (++found >= max) return;
+    }
+    return;
+  }
+  let next = 0;
+  for (const pos of anchorPositions(p.anchors, index)) {
+    if (pos < next) continue;
+    p.sticky.lastIndex = pos;
+    const m = p.sticky.exec(text);
+    if (m === null) continue;
+    next = pos + Math.max(m[0].length, 1);
+    yield m;
+    if (++found >= max) return;
+  }
+}
+
+/** Splits "a|b|(c|d)" at top-level bars. */
+function topLevelAlternatives(body: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i < body.length; i++) {
+    const ch = body[i];
+    if (ch === "\\") i++;
+    else if (ch === "(" || ch === "[") depth++;
+    else if (ch === ")" || ch === "]") depth--;
+    else if (ch === "|" && depth === 0) {
+      out.push(body.slice(from, i));
+      from = i + 1;
+    }
+  }
+  out.push(body.slice(from));
+  return out;
+}
+
+/** The literal word characters an alternative starts with (an optional last one excluded). */
+function literalStart(alternative: string): string {
+  let k = 0;
+  while (k < alternative.length && isWordCode(alternative.charCodeAt(k))) k++;
+  const next = alternative[k];
+  if (next === "?" || next === "*" || next === "{") k--;
+  return alternative.slice(0, Math.max(k, 0));
+}
+
+/** Index of the parenthesis closing the group that opens at `open`. */
+function closingParen(source: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < source.length; i++) {
+    const ch = source[i];
+    if (ch === "\\") i++;
+    else if (ch === "(") depth++;
+    else if (ch === ")" && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/** Anchors of one alternative: its literal start, or the anchors of a leading (non-optional) group. */
+function alternativeAnchors(alternative: string, into: Set<string>): boolean {
+  let alt = alternative;
+  while (alt.startsWith("\\b")) alt = alt.slice(2);
+  if (alt.startsWith("(?:")) {
+    const close = closingParen(alt, 0);
+    const quantifier = alt[close + 1];
+    if (close < 0 || quantifier === "?" || quantifier === "*" || quantifier === "{") return false;
+    return topLevelAlternatives(alt.slice(3, close)).every((inner) =>
+      alternativeAnchors(inner, into),
+    );
+  }
+  const literal = literalStart(alt);
+  if (literal.length === 0) return false;
+  into.add(literal.slice(0, ANCHOR_LENGTH));
+  return true;
+}
+
+/**
+ * The anchors of a regex source, or undefined when the pattern does not start with plain words
+ * (then it always runs). Only valid for patterns whose matches must start at a word boundary.
+ */
+export function anchorsOf(source: string): string[] | undefined {
+  const body = source.startsWith(LEADING_BOUNDARY) ? source.slice(LEADING_BOUNDARY.length) : source;
+  const anchors = new Set<string>();
+  return alternativeAnchors(body, anchors) ? [...anchors] : undefined;
+}
