@@ -10,9 +10,42 @@ export function textBefore(text: string, start: number, width: number): string {
   return text.slice(Math.max(0, start - width), start).toLowerCase();
 }
 
+const WORDS = /[\p{L}\p{N}'’#]+/gu;
+const normalise = (phrase: string): string =>
+  phrase
+    .toLowerCase()
+    .replace(/’/g, "'")
+    .replace(/[.:]+$/u, "")
+    .replace(/\s+/g, " ");
+
+const keywordSets = new WeakMap<
+  readonly string[],
+  { phrases: Map<string, string>; longest: number }
+>();
+
+function keywordSet(keywords: readonly string[]): {
+  phrases: Map<string, string>;
+  longest: number;
+} {
+  let set = keywordSets.get(keywords);
+  if (set === undefined) {
+    const phrases = new Map<string, string>();
+    let longest = 1;
+    for (const keyword of keywords) {
+      const phrase = normalise(keyword);
+      phrases.set(phrase, keyword);
+      longest = Math.max(longest, phrase.split(" ").length);
+    }
+    set = { phrases, longest };
+    keywordSets.set(keywords, set);
+  }
+  return set;
+}
+
 /**
- * Which keyword of `keywords` occurs last (closest to `start`) within `width` code units before it,
- * matched at word starts. Returns undefined when none does.
+ * Which keyword (a word or a phrase of a few words) of `keywords` occurs closest before `start`,
+ * within `width` code units, matched on whole words, case-insensitively. Undefined when none does.
+ * Cost: one pass over the words of the window, whatever the number of keywords.
  */
 export function closestKeywordBefore(
   text: string,
@@ -20,21 +53,17 @@ export function closestKeywordBefore(
   width: number,
   keywords: readonly string[],
 ): string | undefined {
-  const before = textBefore(text, start, width);
-  let best: string | undefined;
-  let bestAt = -1;
-  for (const keyword of keywords) {
-    let at = before.lastIndexOf(keyword);
-    while (at >= 0) {
-      if (at === 0 || !WORD.test(before[at - 1] ?? "")) break;
-      at = at === 0 ? -1 : before.lastIndexOf(keyword, at - 1);
-    }
-    if (at > bestAt) {
-      bestAt = at;
-      best = keyword;
+  const { phrases, longest } = keywordSet(keywords);
+  const words = textBefore(text, start, width).replace(/’/g, "'").match(WORDS) ?? [];
+  for (let i = words.length - 1; i >= 0; i--) {
+    let phrase = "";
+    for (let n = 1; n <= longest && i - n + 1 >= 0; n++) {
+      phrase = n === 1 ? (words[i] ?? "") : `${words[i - n + 1] ?? ""} ${phrase}`;
+      const keyword = phrases.get(phrase);
+      if (keyword !== undefined) return keyword;
     }
   }
-  return best;
+  return undefined;
 }
 
 export function isWordChar(ch: string | undefined): boolean {

@@ -26,6 +26,10 @@ const PATHOLOGICAL = [
   "+(1) ".repeat(10_000),
   "Aa ".repeat(16_000),
   "1 Main St ".repeat(5_000),
+  "Mr. Aa ".repeat(7_000),
+  "Aa Bb 12 ".repeat(5_500),
+  "A1-b2.C3".repeat(6_000),
+  "Straße 1".repeat(6_000),
 ];
 
 for (const [i, input] of PATHOLOGICAL.entries()) {

@@ -53,6 +53,7 @@ function knownIssuer(digits: string): boolean {
 
 const CARD_WORDS = [
   "card",
+  "cards",
   "cc",
   "credit",
   "debit",

@@ -29,6 +29,10 @@ const PHONE_WORDS = [
   "desk",
   "call",
   "calling",
+  "calls",
+  "called",
+  "phoned",
+  "texts",
   "ring",
   "dial",
   "text",
@@ -84,6 +88,8 @@ const OTHER_NUMBER_WORDS = [
   "date",
 ];
 
+const ALL_NUMBER_WORDS = [...PHONE_WORDS, ...OTHER_NUMBER_WORDS];
+
 const NANP = /^(?:(?:\+?1|001)[ .-]?)?(?:\([2-9]\d{2}\) ?|[2-9]\d{2}[ .-])[2-9]\d{2}[ .-]\d{4}$/;
 const NANP_COMPACT = /^(?:\+?1)?[2-9]\d{2}[2-9]\d{6}$/;
 const DATE_LIKE =
@@ -96,7 +102,7 @@ function classify(text: string, start: number, raw: string): number {
   const digits = main.replace(/\D/g, "");
   if (DATE_LIKE.test(main) || /^\d+\.\d+$/.test(main) || IPV4_LIKE.test(main)) return 0;
   if (digits.length < 7 || digits.length > 15) return 0;
-  const keyword = closestKeywordBefore(text, start, 40, [...PHONE_WORDS, ...OTHER_NUMBER_WORDS]);
+  const keyword = closestKeywordBefore(text, start, 40, ALL_NUMBER_WORDS);
   const phoneContext = keyword !== undefined && PHONE_WORDS.includes(keyword);
   const otherContext = keyword !== undefined && !phoneContext;
   if (otherContext) return 0;

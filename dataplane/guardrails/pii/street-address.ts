@@ -39,10 +39,6 @@ const CORE_PATTERNS: readonly RegExp[] = [
     `(?<![\\p{L}\\p{N}])(?:${STREET_PREFIXES})\\.?\\s+(?:[${L}'’.-]+\\s+){0,4}${NUMBER}\\.?(?![\\p{L}\\p{N}])`,
     "giu",
   ),
-  new RegExp(
-    `(?<![\\p{L}\\p{N}])(?:${CAP_WORD}\\s+){0,2}\\p{L}[${L}]*(?:${WORD_SUFFIXES})\\s+${NUMBER}(?![\\p{L}\\p{N}])`,
-    "gu",
-  ),
   /(?<![\p{L}\p{N}])(?:P\.?\s?O\.?\s?Box|PO\s?Box|Post(?:fach|box)|Apartado|Caixa\s+Postal)\s+\d{1,6}(?![\p{L}\p{N}])/giu,
   /(?<![\p{L}\p{N}])(?:PSC|Unit|CMR)\s+\d{1,5},?\s+Box\s+\d{1,5}(?![\p{L}\p{N}])/gu,
   /(?<![\p{L}\p{N}])(?:USNS|USNV|USS|USCGC)\s+\p{Lu}[\p{L}\p{M}-]+/gu,
@@ -50,6 +46,15 @@ const CORE_PATTERNS: readonly RegExp[] = [
   /(?<![\p{L}\p{N}])(?:Suite|Ste\.?|Apt\.?|Apartment|Unit|Flat|Floor|Fl\.?)\s+#?\d{1,5}[A-Za-z]?(?![\p{L}\p{N}])/giu,
   /\b(?:the\s+)?corner\s+of\s+[^.?!\n]{3,60}?\s+and\s+[^.?!\n,]{3,40}?(?=[.?!\n,]|$)/giu,
 ];
+
+// A word and a number ("Søndergade 52"); the word is then checked for a street-type ending. The
+// word is matched greedily up to the space, so there is nothing to backtrack over.
+const WORD_NUMBER = new RegExp(
+  `(?<![\\p{L}\\p{N}])(\\p{L}[${L}]*)\\s+${NUMBER}(?![\\p{L}\\p{N}])`,
+  "gu",
+);
+const STREET_WORD_ENDING = new RegExp(`(?:${WORD_SUFFIXES})$`, "u");
+const PRECEDING_CAP_WORDS = new RegExp(`(?:${CAP_WORD}\\s+){1,2}$`, "u");
 
 // House number, one to three capitalised words, a number: "20789 Allika 46", "641 Dašická 688".
 const NUMBER_WORDS_NUMBER = new RegExp(
@@ -119,10 +124,13 @@ const ADDRESS_CUE = /(?:^|\n|,|\b(?:at|to|address|is|from)\s*:?)\s*$/iu;
 function digitWindows(text: string): Array<{ start: number; end: number }> {
   const windows: Array<{ start: number; end: number }> = [];
   for (const m of text.matchAll(/\d+/g)) {
+    // Widen to whitespace, but by at most 32 characters: a text without spaces stays linear.
     let start = Math.max(0, m.index - 100);
-    while (start > 0 && !/\s/.test(text[start - 1] ?? "")) start--;
+    const startLimit = Math.max(0, start - 32);
+    while (start > startLimit && !/\s/.test(text[start - 1] ?? "")) start--;
     let end = Math.min(text.length, m.index + m[0].length + 40);
-    while (end < text.length && !/\s/.test(text[end] ?? "")) end++;
+    const endLimit = Math.min(text.length, end + 32);
+    while (end < endLimit && !/\s/.test(text[end] ?? "")) end++;
     const last = windows.at(-1);
     if (last !== undefined && start <= last.end) last.end = Math.max(last.end, end);
     else windows.push({ start, end });
@@ -142,6 +150,13 @@ function findCores(
         end: offset + m.index + m[0].replace(/\s+$/, "").length,
       });
     }
+  }
+  for (const m of text.matchAll(WORD_NUMBER)) {
+    if (!STREET_WORD_ENDING.test(m[1] ?? "")) continue;
+    // Take up to two capitalised words before it: "Brucker Bundesstrasse 31".
+    const before =
+      PRECEDING_CAP_WORDS.exec(text.slice(Math.max(0, m.index - 40), m.index))?.[0] ?? "";
+    into.push({ start: offset + m.index - before.length, end: offset + m.index + m[0].length });
   }
   for (const m of text.matchAll(NUMBER_WORDS_NUMBER)) {
     const words = (m[1] ?? "").trim().split(/\s+/);

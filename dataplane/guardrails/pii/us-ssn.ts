@@ -34,6 +34,8 @@ const OTHER_WORDS = [
   "zip",
 ];
 
+const ALL_WORDS = [...SSN_WORDS, ...OTHER_WORDS];
+
 const NEVER_ISSUED = new Set(["078051120", "219099999", "123456789", "457555462"]);
 
 export function isValidSsn(area: string, group: string, serial: string): boolean {
@@ -48,7 +50,7 @@ export function findUsSsns(text: string): PiiMatch[] {
   for (const m of text.matchAll(CANDIDATE)) {
     const [raw, area = "", separator = "", group = "", serial = ""] = m;
     if (!isValidSsn(area, group, serial)) continue;
-    const keyword = closestKeywordBefore(text, m.index, 48, [...SSN_WORDS, ...OTHER_WORDS]);
+    const keyword = closestKeywordBefore(text, m.index, 48, ALL_WORDS);
     const ssnContext = keyword !== undefined && SSN_WORDS.includes(keyword);
     if (separator !== "-" && !ssnContext) continue;
     if (keyword !== undefined && !ssnContext) continue;

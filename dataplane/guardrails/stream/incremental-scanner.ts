@@ -4,12 +4,14 @@ import type { Span } from "../verdict.js";
  * Scans a streamed text (a model's answer arriving in chunks) with any detector, so a value split
  * over two chunks is still caught.
  *
- * - It holds back at most `window` characters: after each push everything but the last `window`
- *   characters of scanned text is emitted, unless a span crosses that cut, in which case the cut
- *   moves to the span's end (the span is emitted whole, redacted).
- * - Every emitted character was scanned with at least `window` characters of look-ahead (or the
- *   stream's end), and with up to `window` characters of already emitted text before it as
- *   context (so "phone: " in an earlier chunk still counts).
+ * - It holds back at most `window` characters. Once more than that is pending it scans, then
+ *   emits all but the last `window - step` characters (the look-ahead), unless a span crosses that
+ *   cut, in which case the cut moves to the span's end (the span is emitted whole, redacted).
+ *   So a value of up to `window - step` characters is caught whole wherever the chunks split it,
+ *   and the detector runs about once per `step` characters, not once per chunk.
+ * - Every emitted character was scanned with at least `window - step` characters of look-ahead
+ *   (or the stream's end), and with up to `window` characters of already emitted text before it
+ *   as context (so "phone: " in an earlier chunk still counts).
  * - A span with a `replacement` is emitted as that replacement; a span with `block` stops the
  *   stream: nothing more is emitted and every later call reports the block.
  * - A value longer than `window` can be emitted in parts: pick a window above the longest value
@@ -28,7 +30,10 @@ export interface ScanResult {
 }
 
 export interface IncrementalScannerOptions {
+  /** The most characters ever held back. */
   window: number;
+  /** How many characters to emit at least per scan; default a quarter of the window. */
+  step?: number;
   scan: (text: string) => ScanResult;
 }
 
@@ -43,6 +48,7 @@ function isHighSurrogate(code: number): boolean {
 
 export class IncrementalScanner {
   private readonly window: number;
+  private readonly lookahead: number;
   private readonly scan: (text: string) => ScanResult;
   /** Already emitted original text kept as left context (at most `window` characters). */
   private context = "";
@@ -53,7 +59,12 @@ export class IncrementalScanner {
   constructor(options: IncrementalScannerOptions) {
     if (!Number.isInteger(options.window) || options.window < 1)
       throw new RangeError("window must be a positive integer");
+    const step = options.step ?? Math.max(1, Math.floor(options.window / 4));
+    if (!Number.isInteger(step) || step < 1 || step > options.window) {
+      throw new RangeError("step must be an integer between 1 and window");
+    }
     this.window = options.window;
+    this.lookahead = options.window - step;
     this.scan = options.scan;
   }
 
@@ -81,7 +92,7 @@ export class IncrementalScanner {
       this.pending = "";
       return { emit: "", blocked: this.blocked };
     }
-    let cut = final ? text.length : text.length - this.window;
+    let cut = final ? text.length : text.length - this.lookahead;
     for (const span of spans) {
       if (span.start < cut && span.end > cut) cut = span.end;
     }
