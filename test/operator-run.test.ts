@@ -58,7 +58,7 @@ async function rig(t: ExecutionContext): Promise<Rig> {
         lease: {
           namespace: "evident-system",
           name: "evident-operator",
-          durationMs: 1500,
+          durationMs: 30_000,
           retryPeriodMs: 100,
         },
         backoff: { baseMs: 20, maxMs: 200, jitter: 0.5 },

@@ -121,6 +121,7 @@ function elector(
   kube: KubeClient,
   identity: string,
   onChange: (leading: boolean) => void,
+  leaseDurationMs = 1000,
 ): LeaderElector {
   return new LeaderElector({
     kube,
@@ -129,7 +130,7 @@ function elector(
     namespace: "evident-system",
     leaseName: "evident-operator",
     identity,
-    leaseDurationMs: 1000,
+    leaseDurationMs,
     retryPeriodMs: 100,
     onStartedLeading: () => onChange(true),
     onStoppedLeading: () => onChange(false),
@@ -141,10 +142,11 @@ test("one of two replicas leads; releasing the Lease hands over to the other (te
   const kube = new ClientNodeKube(server.kubeConfig());
   let aLeads = false;
   let bLeads = false;
-  const a = elector(kube, "a", (l) => (aLeads = l));
+  // A long lease: b must not win by expiry even on a loaded machine, only by a's release.
+  const a = elector(kube, "a", (l) => (aLeads = l), 30_000);
   a.start();
   await until(() => aLeads);
-  const b = elector(kube, "b", (l) => (bLeads = l));
+  const b = elector(kube, "b", (l) => (bLeads = l), 30_000);
   b.start();
   t.teardown(() => b.release());
   // b keeps campaigning while a renews; it cannot win while a holds a live lease.
