@@ -263,8 +263,7 @@ function signatureValid(key, message, signature) {
   }
 }
 
-function assessCheckpoints(checkpoints, pem, customerId) {
-  const key = ed25519Key(pem);
+function assessCheckpoints(checkpoints, key, customerId) {
   return (Array.isArray(checkpoints) ? checkpoints : []).map((c) => {
     const message = `evident-audit-checkpoint:v1:${c.customer_id}:${c.seq}:${c.hash}:${c.created_at}`;
     return {
@@ -365,7 +364,8 @@ async function verifyBundle(path) {
     };
   }
   const pem = files.get("public-key.pem")?.data?.toString("utf8") ?? "";
-  const assessed = assessCheckpoints(checkpoints, pem, customerId);
+  const key = ed25519Key(pem);
+  const assessed = assessCheckpoints(checkpoints, key, customerId);
   const trusted = new Map(
     assessed.filter((c) => c.signature_valid && c.customer_matches).map((c) => [c.seq, c.hash]),
   );
@@ -414,6 +414,8 @@ async function verifyBundle(path) {
     manifest_ok: manifestErrors.length === 0,
     manifest_errors: manifestErrors,
     file_errors: fileErrors,
+    // Compare with the operator's published key: openssl pkey -pubin -outform DER | sha256sum
+    public_key_sha256: key === null ? null : sha256(key.export({ type: "spki", format: "der" })),
     checkpoints: statuses,
   };
 }

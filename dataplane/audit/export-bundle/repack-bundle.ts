@@ -70,6 +70,7 @@ export interface VerifierRun {
     file_errors?: { file: string; reason: string }[];
     anchor?: { seq: number; attested: boolean };
     error?: string;
+    public_key_sha256?: string | null;
   };
 }
 

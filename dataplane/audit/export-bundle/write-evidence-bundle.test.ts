@@ -1,11 +1,10 @@
 import test from "ava";
 import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
+import { createHash, createPublicKey, generateKeyPairSync } from "node:crypto";
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { Writable } from "node:stream";
 import { join } from "node:path";
-import { generateKeyPairSync } from "node:crypto";
 import { GatewayError } from "../../core/errors.js";
 import type { ChainedRecord } from "../verify-chain.js";
 import type { BundleSummary, EvidenceBundleSource } from "./bundle-types.js";
@@ -73,6 +72,8 @@ test("an export of a seeded chain round-trips: the independent verifier checks d
     checkpoints_ok: true,
   });
   t.is(report.checkpointed_through, 100);
+  const der = createPublicKey(key.publicPem).export({ type: "spki", format: "der" });
+  t.is(report.public_key_sha256, createHash("sha256").update(der).digest("hex"));
 });
 
 test("the bundle extracts with tar and its SHA256SUMS checks with sha256sum -c", async (t) => {
