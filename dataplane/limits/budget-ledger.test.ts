@@ -204,7 +204,7 @@ if (REDIS_URL) {
     }
   });
 
-  test("redis: an unreachable store is reported as service_unavailable, not a crash", async (t) => {
+  test("redis: an unreachable store: reserve reports service_unavailable, settle reports without throwing", async (t) => {
     const connection = await connectRedis(url);
     const ledger = new RedisBudgetLedger(connection, { clock: manualClock(T0) });
     await connection.close();

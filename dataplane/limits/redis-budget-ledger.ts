@@ -28,11 +28,15 @@ export interface RedisBudgetLedgerOptions extends BudgetLedgerTiming {
   /** Default 500 ms. */
   commandTimeoutMs?: number;
   onCommand?: (command: string) => void;
+  /** Told when a settle could not reach Redis (settle itself never throws). */
+  onSettleError?: (err: GatewayError) => void;
 }
 
 /**
  * The ledger shared by every replica: one atomic Lua script per operation. When Redis cannot be
- * reached it throws GatewayError service_unavailable; the caller decides to fail open or closed.
+ * reached, reserve and spend throw GatewayError service_unavailable (the caller decides to fail
+ * open or closed); settle never throws, since it runs when a response or stream has ended: it
+ * reports to onSettleError and the reservation is released when it expires.
  */
 export class RedisBudgetLedger implements BudgetLedger {
   private readonly reservationTtlMs: number;
@@ -85,7 +89,12 @@ export class RedisBudgetLedger implements BudgetLedger {
     const actual = usdToMicros(actualUsd);
     const { periodKey: key, nonce, customerId } = parseReservationId(reservationId);
     const now = Math.floor(this.options.clock.now());
-    await this.run(BUDGET_SETTLE_SCRIPT, customerId, key, [now, nonce, actual, this.retainMs]);
+    try {
+      await this.run(BUDGET_SETTLE_SCRIPT, customerId, key, [now, nonce, actual, this.retainMs]);
+    } catch (err) {
+      if (err instanceof GatewayError) this.options.onSettleError?.(err);
+      else throw err;
+    }
   }
 
   async spend(customerId: string, period: BudgetPeriod): Promise<BudgetSpend> {
