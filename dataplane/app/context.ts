@@ -3,7 +3,11 @@ import type { Broadcast } from "../broadcast/broadcast.js";
 import type { Config } from "../config/config.js";
 import type { Authenticator } from "../core/authenticator.js";
 import type { Clock } from "../core/clock.js";
+import type { AuditLog } from "../audit/audit-log.js";
+import type { RetentionSweeper } from "../audit/retention-sweeper.js";
 import type { Pipeline } from "../core/pipeline.js";
+import type { AuditRepository } from "../store/audit-repository.js";
+import type { RetentionRepository } from "../store/retention-repository.js";
 import type { Logger } from "../observability/logger.js";
 import type { BackendService } from "../registry/backend-service.js";
 import type { DeploymentService } from "../registry/deployment-service.js";
@@ -32,7 +36,11 @@ export interface AppContext {
   repos: {
     customers: CustomerRepository;
     apiKeys: ApiKeyRepository;
+    audit: AuditRepository;
+    retention: RetentionRepository;
   };
+  audit: AuditLog;
+  sweeper: RetentionSweeper;
   authenticator: Authenticator;
   accounts: AccountService;
   registry: { models: ModelService; deployments: DeploymentService; backends: BackendService };

@@ -36,6 +36,15 @@ import { BackendRepository } from "../store/backend-repository.js";
 import { DeploymentRepository } from "../store/deployment-repository.js";
 import { ModelRepository } from "../store/model-repository.js";
 import { UpstreamClient } from "../upstream/upstream-client.js";
+import { auditRoutes } from "../adapters/http/routes/audit.js";
+import { AuditLog } from "../audit/audit-log.js";
+import { AuditSpool } from "../audit/audit-spool.js";
+import { AuditWriter } from "../audit/audit-writer.js";
+import { loadCheckpointSigner } from "../audit/checkpoint-signer.js";
+import { RetentionSweeper } from "../audit/retention-sweeper.js";
+import { AuditRepository } from "../store/audit-repository.js";
+import { RetentionRepository } from "../store/retention-repository.js";
+import path from "node:path";
 import type { AppContext, ReadinessCheck } from "./context.js";
 import { openStores, type Stores } from "./open-stores.js";
 
@@ -105,13 +114,27 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     headersMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
     bodyMs: config.UPSTREAM_BODY_TIMEOUT_MS,
   });
+  const auditRepo = new AuditRepository(db);
+  const retentionRepo = new RetentionRepository(db);
+  const spool = await AuditSpool.open(
+    config.AUDIT_SPOOL_DIR ?? path.resolve(config.DATA_DIR, "audit-spool"),
+    config.AUDIT_SPOOL_MAX_BYTES,
+  );
+  const writer = new AuditWriter(db, auditRepo, spool, logger);
+  writer.start();
+  const signer = await loadCheckpointSigner(config.EVIDENT_AUDIT_SIGNING_KEY, config.DATA_DIR);
+  const audit = new AuditLog(writer, auditRepo, retentionRepo, signer, clock, logger);
+  audit.startCheckpoints(config.AUDIT_CHECKPOINT_INTERVAL_MS);
+  const sweeper = new RetentionSweeper(db, auditRepo, retentionRepo, clock, logger);
+  sweeper.start(config.RETENTION_SWEEP_INTERVAL_MS);
+
   const pipeline = new Pipeline({
     limit: passThroughStage("limit"),
     guardRequest: passThroughStage("guard_request"),
     route: routeStage(routing, health),
     guardResponse: passThroughStage("guard_response"),
     meter: passThroughStage("meter"),
-    audit: passThroughStage("audit"),
+    audit: audit.stage(),
   });
 
   const ctx: AppContext = {
@@ -122,7 +145,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     db,
     redis,
     broadcast,
-    repos: { customers, apiKeys },
+    repos: { customers, apiKeys, audit: auditRepo, retention: retentionRepo },
+    audit,
+    sweeper,
     authenticator,
     accounts,
     registry: {
@@ -159,6 +184,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...deploymentRoutes(ctx),
     ...backendRoutes(ctx),
     ...compatRoutes(ctx),
+    ...auditRoutes(ctx),
   ];
   const openApiRoute = route({
     method: "GET",
@@ -182,6 +208,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await usage.stop();
       await routing.stop();
       await upstream.close();
+      audit.stopCheckpoints();
+      sweeper.stop();
+      await writer.stop();
       await unsubscribe().catch(() => undefined);
       if (!options.stores) {
         await broadcast.close();

@@ -44,6 +44,22 @@ const configSchema = z.object({
     .default(25 * 1024 * 1024),
   /** Full reload of the routing table, as a safety net for missed change notifications. */
   ROUTING_RELOAD_MS: z.coerce.number().int().min(200).max(3_600_000).default(30_000),
+  /** Ed25519 private key (PKCS#8 PEM) that signs audit checkpoints. Unset: a key file in DATA_DIR. */
+  EVIDENT_AUDIT_SIGNING_KEY: z
+    .string()
+    .includes("PRIVATE KEY", { message: "must be a PEM private key" })
+    .optional(),
+  /** Where audit records wait, fsync'd, while the store is unreachable; and its size cap. */
+  AUDIT_SPOOL_DIR: z.string().min(1).optional(),
+  AUDIT_SPOOL_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 ** 4)
+    .default(512 * 1024 * 1024),
+  /** How often chain checkpoints are signed, and the retention sweeper runs. */
+  AUDIT_CHECKPOINT_INTERVAL_MS: z.coerce.number().int().min(100).max(86_400_000).default(60_000),
+  RETENTION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).max(86_400_000).default(3_600_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Largest JSON request body accepted, in bytes (413 beyond). */
   MAX_BODY_BYTES: z.coerce

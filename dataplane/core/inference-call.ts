@@ -50,6 +50,16 @@ export interface InferenceCall {
   error: GatewayError | undefined;
   /** HTTP status the caller got. */
   status: number | undefined;
+  /** The body as the caller sent it (before any redaction), for digests and full-content audit. */
+  readonly originalBody: Record<string, unknown>;
+  /** SHA-256 (hex) of the response the caller got, when there was one. */
+  responseDigest: string | undefined;
+  /** The response content as the caller got it (captured only when content logging is on). */
+  responseContent: unknown;
+  /** Set by the audit stage when the customer keeps content. */
+  captureContent: boolean;
+  /** Cost in USD from the model's prices and the usage. */
+  costUsd: number | undefined;
 }
 
 export function newInferenceCall(init: {
@@ -73,5 +83,10 @@ export function newInferenceCall(init: {
     outcome: undefined,
     error: undefined,
     status: undefined,
+    originalBody: init.body,
+    responseDigest: undefined,
+    responseContent: undefined,
+    captureContent: false,
+    costUsd: undefined,
   };
 }

@@ -42,6 +42,8 @@ export interface RouteSpec<
   responses: Record<number, { description: string; schema?: z.ZodType }>;
   /** Parse the body as raw bytes/stream instead of JSON (multipart uploads). */
   rawBody?: boolean;
+  /** A management action recorded in the audit log after success (e.g. "key.revoke"). */
+  audit?: string;
   /**
    * Returns the response, or `undefined` when the handler wrote the reply itself (streams).
    */
@@ -60,6 +62,7 @@ export interface AnyRouteSpec {
   params?: z.ZodType;
   responses: Record<number, { description: string; schema?: z.ZodType }>;
   rawBody?: boolean;
+  audit?: string;
   handler: (input: HandlerInput<unknown, unknown, unknown>) => Promise<RouteResult | undefined>;
 }
 

@@ -103,12 +103,38 @@ function register(app: FastifyInstance, ctx: AppContext, spec: AnyRouteSpec): vo
         reply,
       });
       if (result === undefined) return reply;
+      if (spec.audit && req.caller && result.status < 400) {
+        await recordManagement(ctx, req.caller, spec.audit, result.body, body, params);
+      }
       reply.status(result.status);
       for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
       if (result.body === undefined) return reply.send();
       return reply.send(result.body);
     },
   });
+}
+
+/** Never recorded in the audit log's details: secrets and plaintext keys. */
+const SECRET_FIELDS = new Set(["credential", "key", "api_key", "password"]);
+
+async function recordManagement(
+  ctx: AppContext,
+  caller: Caller,
+  action: string,
+  responseBody: unknown,
+  requestBody: unknown,
+  params: unknown,
+): Promise<void> {
+  const res = (responseBody ?? {}) as { id?: unknown; customer_id?: unknown };
+  const details: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries((requestBody ?? {}) as Record<string, unknown>)) {
+    details[k] = SECRET_FIELDS.has(k) ? "[not recorded]" : v;
+  }
+  const firstParam = Object.values((params ?? {}) as Record<string, unknown>)[0];
+  const subject =
+    typeof res.id === "string" ? res.id : typeof firstParam === "string" ? firstParam : null;
+  const customerId = typeof res.customer_id === "string" ? res.customer_id : undefined;
+  await ctx.audit.management(caller, action, subject, details, customerId);
 }
 
 function describe(err: unknown): { name: string; message: string; stack?: string } {

@@ -1,5 +1,6 @@
 import { sql as customersAndKeys } from "./0001-customers-and-keys.js";
 import { sql as modelsDeploymentsBackends } from "./0002-models-deployments-backends.js";
+import { sql as audit } from "./0003-audit.js";
 
 export interface Migration {
   id: number;
@@ -11,4 +12,5 @@ export interface Migration {
 export const migrations: readonly Migration[] = [
   { id: 1, name: "customers-and-keys", sql: customersAndKeys },
   { id: 2, name: "models-deployments-backends", sql: modelsDeploymentsBackends },
+  { id: 3, name: "audit", sql: audit },
 ];

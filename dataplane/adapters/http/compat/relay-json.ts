@@ -1,5 +1,6 @@
 import type { FastifyReply } from "fastify";
 import type { AppContext } from "../../../app/context.js";
+import { sha256Hex } from "../../../audit/audit-record.js";
 import { GatewayError } from "../../../core/errors.js";
 import type { InferenceCall } from "../../../core/inference-call.js";
 import { forwardWithRetries } from "../../../upstream/forward-with-retries.js";
@@ -63,9 +64,9 @@ export async function relayJson(
     );
     call.target = forwarded.target;
     const { response } = forwarded;
-    const text = await readBounded(response.body, MAX_UPSTREAM_JSON);
+    const raw = await readBounded(response.body, MAX_UPSTREAM_JSON);
     if (response.status >= 400) {
-      const relayed = upstreamClientError(response.status, text);
+      const relayed = upstreamClientError(response.status, raw);
       call.outcome = "upstream_error";
       call.status = relayed.status;
       await ctx.pipeline.finish(call);
@@ -73,7 +74,7 @@ export async function relayJson(
     }
     let json: Record<string, unknown>;
     try {
-      json = JSON.parse(text) as Record<string, unknown>;
+      json = JSON.parse(raw) as Record<string, unknown>;
     } catch {
       throw new GatewayError(
         "upstream_unavailable",
@@ -84,10 +85,17 @@ export async function relayJson(
     call.usage =
       usageFromUpstream(json) ??
       estimatedUsage(countTextTokens(promptText(call.body)), countTextTokens(completionText(json)));
+    const text = JSON.stringify(out);
+    call.responseDigest = sha256Hex(text);
+    if (call.captureContent) call.responseContent = out;
     call.outcome = "completed";
     call.status = 200;
     await ctx.pipeline.finish(call);
-    return { status: 200, body: out };
+    return {
+      status: 200,
+      body: text,
+      headers: { "content-type": "application/json; charset=utf-8" },
+    };
   } catch (err) {
     if (abort.signal.aborted) call.outcome = "client_aborted";
     throw await failCall(ctx, call, err);

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { once } from "node:events";
 import type { FastifyReply } from "fastify";
 import type { AppContext } from "../../../app/context.js";
@@ -20,12 +21,16 @@ import {
   upstreamClientError,
 } from "./call-lifecycle.js";
 
+const MAX_CAPTURE = 1024 * 1024;
+
 interface StreamState {
   call: InferenceCall;
   filter: StreamTextFilter;
   clientWantsUsage: boolean;
   completionTokens: number;
   refused: GatewayError | undefined;
+  /** The text the client received, when content is kept (bounded). */
+  captured: string;
 }
 
 /**
@@ -100,9 +105,12 @@ export async function relayStream(
     clientWantsUsage,
     completionTokens: 0,
     refused: undefined,
+    captured: "",
   };
+  const digest = createHash("sha256");
   const write = async (text: string) => {
     if (text.length === 0 || raw.destroyed) return;
+    digest.update(text);
     if (!raw.write(text)) await Promise.race([once(raw, "drain"), once(raw, "close")]);
   };
 
@@ -128,6 +136,9 @@ export async function relayStream(
     call.usage ??= estimatedUsage(countTextTokens(promptText(call.body)), state.completionTokens);
     call.outcome = "completed";
     call.status = 200;
+    digest.update("data: [DONE]\n\n");
+    call.responseDigest = digest.copy().digest("hex");
+    if (call.captureContent) call.responseContent = { text: state.captured };
     await ctx.pipeline.finish(call);
     await write("data: [DONE]\n\n");
     raw.end();
@@ -139,6 +150,8 @@ export async function relayStream(
         ? "blocked"
         : "stream_failed";
     call.usage ??= estimatedUsage(countTextTokens(promptText(call.body)), state.completionTokens);
+    if (call.captureContent) call.responseContent = { text: state.captured, interrupted: true };
+    call.responseDigest = digest.copy().digest("hex");
     const failure =
       error && error.code === "internal_error"
         ? new GatewayError("upstream_unavailable", "backend error: the stream was interrupted")
@@ -180,6 +193,8 @@ function relayEvent(state: StreamState, event: SseEvent): string {
       state.refused = filtered.refusal;
       return "";
     }
+    if (state.call.captureContent && state.captured.length < MAX_CAPTURE)
+      state.captured += filtered.emit;
     if (filtered.emit !== delta.content) {
       delta.content = filtered.emit;
       changed = true;

@@ -99,6 +99,7 @@ export function accountRoutes(ctx: AppContext): AnyRouteSpec[] {
       path: "/api/v1/customers",
       tag: "accounts",
       summary: "Create a customer (admin)",
+      audit: "customer.create",
       body: createCustomerBody,
       responses: { 201: { description: "created", schema: customerSchema }, ...errors },
       handler: async ({ body, caller: c }) => ({
@@ -138,6 +139,7 @@ export function accountRoutes(ctx: AppContext): AnyRouteSpec[] {
       path: "/api/v1/customers/:customer_id",
       tag: "accounts",
       summary: "Change a customer's name or tier (admin)",
+      audit: "customer.update",
       params: z.object({ customer_id: idParam }),
       body: updateCustomerBody,
       responses: { 200: { description: "updated", schema: customerSchema }, ...errors },
@@ -151,6 +153,7 @@ export function accountRoutes(ctx: AppContext): AnyRouteSpec[] {
       path: "/api/v1/keys",
       tag: "accounts",
       summary: "Create an API key; the plaintext is returned once",
+      audit: "key.create",
       body: createKeyBody,
       responses: { 201: { description: "created", schema: createdKeySchema }, ...errors },
       handler: async ({ body, caller: c }) => {
@@ -193,6 +196,7 @@ export function accountRoutes(ctx: AppContext): AnyRouteSpec[] {
       path: "/api/v1/keys/:key_id",
       tag: "accounts",
       summary: "Revoke an API key (takes effect at once on every replica)",
+      audit: "key.revoke",
       params: z.object({ key_id: idParam }),
       responses: { 200: { description: "the revoked key", schema: keySchema }, ...errors },
       handler: async ({ params, caller: c }) => ({

@@ -55,6 +55,7 @@ export function backendRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "gateway",
       summary:
         "Register an OpenAI-compatible backend; its credential is encrypted and never returned",
+      audit: "backend.register",
       body: registerBackend,
       responses: { 201: { description: "registered" }, ...errors },
       handler: async ({ body, caller: c }) => ({
@@ -75,6 +76,7 @@ export function backendRoutes(ctx: AppContext): AnyRouteSpec[] {
       path: "/api/v1/gateway/backends/:backend_id",
       tag: "gateway",
       summary: "Change a backend (credential: null removes it)",
+      audit: "backend.update",
       params,
       body: updateBackend,
       responses: { 200: { description: "updated" }, ...errors },
@@ -96,6 +98,7 @@ export function backendRoutes(ctx: AppContext): AnyRouteSpec[] {
       path: "/api/v1/gateway/backends/:backend_id",
       tag: "gateway",
       summary: "Remove a backend from routing",
+      audit: "backend.remove",
       params,
       responses: { 200: { description: "removed" }, ...errors },
       handler: async ({ params: p, caller: c }) => ({

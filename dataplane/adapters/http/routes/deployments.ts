@@ -56,6 +56,7 @@ export function deploymentRoutes(ctx: AppContext): AnyRouteSpec[] {
       path: "/api/v1/deployments",
       tag: "deployments",
       summary: "Create a deployment of a registered model (starts pending)",
+      audit: "deployment.create",
       body: createDeployment,
       responses: { 201: { description: "created, status pending" }, ...errors },
       handler: async ({ body, caller: c }) => ({
@@ -100,6 +101,7 @@ export function deploymentRoutes(ctx: AppContext): AnyRouteSpec[] {
       path: "/api/v1/deployments/:deployment_id",
       tag: "deployments",
       summary: "Move a deployment along its lifecycle; running with endpoint_url makes it routable",
+      audit: "deployment.update",
       params,
       body: updateDeployment,
       responses: { 200: { description: "updated" }, ...errors },
@@ -120,6 +122,7 @@ export function deploymentRoutes(ctx: AppContext): AnyRouteSpec[] {
       path: "/api/v1/deployments/:deployment_id",
       tag: "deployments",
       summary: "Terminate a deployment and remove it from routing",
+      audit: "deployment.terminate",
       params,
       responses: { 200: { description: "terminated" }, ...errors },
       handler: async ({ params: p, caller: c }) => ({

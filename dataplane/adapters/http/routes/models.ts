@@ -95,6 +95,7 @@ export function modelRoutes(ctx: AppContext): AnyRouteSpec[] {
       path: "/api/v1/models",
       tag: "models",
       summary: "Register a model version (name+version is unique and immutable)",
+      audit: "model.register",
       body: registerModel,
       responses: {
         201: { description: "registered" },
@@ -152,6 +153,7 @@ export function modelRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "models",
       summary:
         "Change a model's status or engine_artifacts (build-pipeline callback); every other field is frozen",
+      audit: "model.update",
       params,
       body: updateModel,
       responses: {
@@ -174,6 +176,7 @@ export function modelRoutes(ctx: AppContext): AnyRouteSpec[] {
       path: "/api/v1/models/:model_id",
       tag: "models",
       summary: "Deregister a model (refused with 409 while it has active deployments)",
+      audit: "model.deregister",
       params,
       responses: {
         200: { description: "deregistered" },

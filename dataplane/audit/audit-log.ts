@@ -1,0 +1,182 @@
+import { randomUUID } from "node:crypto";
+import type { Clock } from "../core/clock.js";
+import { GatewayError } from "../core/errors.js";
+import type { Caller } from "../core/identity.js";
+import type { InferenceCall } from "../core/inference-call.js";
+import type { PipelineStage } from "../core/pipeline.js";
+import type { Logger } from "../observability/logger.js";
+import type { AuditRepository } from "../store/audit-repository.js";
+import type { RetentionRepository, RetentionSettings } from "../store/retention-repository.js";
+import { GENESIS_HASH } from "./audit-record.js";
+import type { AuditWriter } from "./audit-writer.js";
+import { recordForCall } from "./call-record.js";
+import type { CheckpointSigner } from "./checkpoint-signer.js";
+import { verifyChain, type ChainReport } from "./verify-chain.js";
+
+const SETTINGS_TTL_MS = 30_000;
+
+/** The audit log as the rest of the gateway uses it. */
+export class AuditLog {
+  private readonly settingsCache = new Map<string, { value: RetentionSettings; until: number }>();
+  private checkpointTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly writer: AuditWriter,
+    private readonly records: AuditRepository,
+    private readonly retention: RetentionRepository,
+    readonly signer: CheckpointSigner,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The pipeline's audit stage: refuses calls it could not record; records every call once. */
+  stage(): PipelineStage {
+    return {
+      name: "audit",
+      beforeForward: async (call: InferenceCall) => {
+        call.captureContent = (await this.settings(call.caller.customer.id)).contentMode !== "none";
+        if (this.writer.saturated) {
+          throw new GatewayError(
+            "service_unavailable",
+            "audit evidence cannot be recorded right now; retry later",
+            {
+              headers: { "retry-after": "5" },
+            },
+          );
+        }
+      },
+      afterCall: async (call: InferenceCall) => {
+        const settings = await this.settings(call.caller.customer.id);
+        await this.writer.append(recordForCall(call, this.clock.now(), settings.contentMode));
+      },
+    };
+  }
+
+  /** Records a management action that changed policy or evidence, with the acting key. */
+  async management(
+    caller: Caller,
+    action: string,
+    subject: string | null,
+    details: Record<string, unknown> = {},
+    customerId?: string,
+  ) {
+    await this.writer.append({
+      fields: {
+        id: `aud_${randomUUID().replace(/-/g, "")}`,
+        customer_id: customerId ?? caller.customer.id,
+        occurred_at: new Date(this.clock.now()).toISOString(),
+        kind: "management",
+        request_id: null,
+        key_id: caller.key.id,
+        action,
+        subject,
+        model: null,
+        backend: null,
+        route: null,
+        classification: null,
+        verdicts: [],
+        usage: null,
+        cost_usd: null,
+        latency_ms: null,
+        status: null,
+        error_code: null,
+        outcome: "completed",
+        request_sha256: null,
+        response_sha256: null,
+        content_sha256: null,
+        details,
+      },
+      content: null,
+    });
+  }
+
+  async settings(customerId: string): Promise<RetentionSettings> {
+    const hit = this.settingsCache.get(customerId);
+    if (hit && hit.until > this.clock.now()) return hit.value;
+    const value = await this.retention.settings(customerId);
+    this.settingsCache.set(customerId, { value, until: this.clock.now() + SETTINGS_TTL_MS });
+    return value;
+  }
+
+  forgetSettings(customerId: string): void {
+    this.settingsCache.delete(customerId);
+  }
+
+  /** Signs a checkpoint for every chain that grew since its last one. */
+  async checkpoint(): Promise<number> {
+    let made = 0;
+    for (const head of await this.records.heads()) {
+      if (head.last_seq <= (await this.retention.lastCheckpointSeq(head.customer_id))) continue;
+      await this.retention.saveCheckpoint(
+        this.signer.sign({
+          customer_id: head.customer_id,
+          seq: head.last_seq,
+          hash: head.last_hash,
+          created_at: new Date(this.clock.now()).toISOString(),
+        }),
+      );
+      made += 1;
+    }
+    return made;
+  }
+
+  startCheckpoints(intervalMs: number): void {
+    this.checkpointTimer = setInterval(() => {
+      this.checkpoint().catch((err: unknown) =>
+        this.logger.warn({ err: String(err) }, "audit checkpoint failed"),
+      );
+    }, intervalMs);
+    this.checkpointTimer.unref();
+  }
+
+  stopCheckpoints(): void {
+    if (this.checkpointTimer) clearInterval(this.checkpointTimer);
+  }
+
+  /**
+   * Verifies a customer's chain over a time range (whole chain when open). Checks every link,
+   * every record digest, and every signed checkpoint inside the range (signature and hash).
+   */
+  async verify(
+    customerId: string,
+    from: Date | null,
+    to: Date | null,
+  ): Promise<ChainReport & { checkpoints_verified: number }> {
+    const range = await this.records.seqRange(customerId, from, to);
+    if (!range) {
+      return {
+        ok: true,
+        checked: 0,
+        first_seq: null,
+        last_seq: null,
+        last_hash: GENESIS_HASH,
+        first_broken: null,
+        checkpoints_verified: 0,
+      };
+    }
+    const anchorHash =
+      range.first === 1 ? GENESIS_HASH : await this.records.hashAt(customerId, range.first - 1);
+    const checkpoints = await this.retention.checkpoints(customerId, range.first, range.last);
+    const expected = new Map<number, string>();
+    for (const c of checkpoints) {
+      if (!this.signer.verify(c) && c.key_id === this.signer.keyId) {
+        return {
+          ok: false,
+          checked: 0,
+          first_seq: range.first,
+          last_seq: null,
+          last_hash: GENESIS_HASH,
+          first_broken: { seq: c.seq, reason: "checkpoint_mismatch" },
+          checkpoints_verified: 0,
+        };
+      }
+      expected.set(c.seq, c.hash);
+    }
+    const report = await verifyChain(
+      this.records.chain(customerId, range.first, range.last),
+      { seq: range.first - 1, hash: anchorHash ?? GENESIS_HASH },
+      expected,
+    );
+    return { ...report, checkpoints_verified: checkpoints.length };
+  }
+}
