@@ -230,16 +230,19 @@ test("a record of another customer fails the export and leaves no temporary file
   t.deepEqual(readdirSync(tmp), []);
 });
 
-test("a source that fails mid-stream fails the export and leaves no temporary files", async (t) => {
+test("a source that fails mid-stream fails the export, closes the output and leaves no temporary files", async (t) => {
   const tmp = mkdtempSync(join(work, "tmp-"));
   async function* failing(): AsyncGenerator<ChainedRecord> {
     yield at(1);
     yield at(2);
     throw new Error("database went away");
   }
-  await t.throwsAsync(bundle(sourceOf(failing, { public_key_pem: key.publicPem }), tmp), {
+  const out = createWriteStream(join(work, "partial.tar.gz"));
+  const source = sourceOf(failing, { public_key_pem: key.publicPem });
+  await t.throwsAsync(writeEvidenceBundle(source, out, { tmpDir: tmp }), {
     message: "database went away",
   });
+  t.true(out.destroyed);
   t.deepEqual(readdirSync(tmp), []);
 });
 

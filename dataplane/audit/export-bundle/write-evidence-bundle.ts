@@ -32,7 +32,7 @@ const RECORDS_FILE = "records.jsonl";
 
 /**
  * Writes an evidence bundle (tar.gz) for one customer's range of audit records to `out`, and ends
- * `out`. Records are streamed once to a temporary file (hashed, tallied and chain-verified on the
+ * `out` (on failure it is destroyed instead, and what it received must be discarded). Records are streamed once to a temporary file (hashed, tallied and chain-verified on the
  * way), then the tar is assembled from that file, so memory does not grow with the record count.
  * A broken chain does not fail the export: the manifest reports it. Layout: docs/evidence-bundle.md.
  */
@@ -77,6 +77,10 @@ export async function writeEvidenceBundle(
       chain: spooled.chain,
       verification,
     };
+  } catch (err) {
+    // Never leave `out` open: it holds a partial bundle the caller must discard.
+    if (!out.destroyed) out.destroy();
+    throw err;
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
