@@ -41,6 +41,7 @@ test("50,000 records are streamed to disk as they are read, never gathered in me
   const path = join(work, "large.tar.gz");
   const summary = await writeEvidenceBundle(source, createWriteStream(path), { tmpDir: spoolRoot });
 
+  t.log(`writer lag at most ${maxLag} bytes; ${yieldedBytes} bytes of records`);
   t.is(probes, COUNT / 1000);
   t.true(yieldedBytes > 20 * MAX_LAG_BYTES, `records total ${yieldedBytes} bytes`);
   t.true(maxLag <= MAX_LAG_BYTES, `the writer fell ${maxLag} bytes behind the source`);
