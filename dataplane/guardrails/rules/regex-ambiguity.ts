@@ -208,6 +208,32 @@ export function hasBackreference(token: Root | Token): boolean {
   }
 }
 
+/** A quantifier that chooses how many times to match (`?`, `*`, `{2,5}`), not a fixed `{3}`. */
+function hasChoice(token: Token): boolean {
+  return token.type === types.REPETITION && token.min !== token.max;
+}
+
+/**
+ * Star height > 1 that matters: a quantifier that can repeat (max > 1) around one that has a
+ * choice, e.g. `(a+)+`, `(a?a)*`, `(.*a){20}`, `(a{1,9}){1,9}`. Unlike safe-regex2, a fixed count
+ * inside (`(\d{3})+`) or an optional part (`\d{5}(?:-\d{4})?`) is fine.
+ */
+export function hasNestedQuantifiers(token: Root | Token, insideRepeat = false): boolean {
+  switch (token.type) {
+    case types.REPETITION: {
+      if (insideRepeat && hasChoice(token)) return true;
+      return hasNestedQuantifiers(token.value, insideRepeat || token.max > 1);
+    }
+    case types.ROOT:
+    case types.GROUP:
+      return (token.options ?? [token.stack ?? []]).some((branch) =>
+        branch.some((inner) => hasNestedQuantifiers(inner, insideRepeat)),
+      );
+    default:
+      return false;
+  }
+}
+
 function isLarge(token: Token): boolean {
   return token.type === types.REPETITION && token.max > LARGE_REPEAT;
 }

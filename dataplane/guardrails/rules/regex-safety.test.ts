@@ -56,3 +56,11 @@ test("ordinary rule patterns are accepted", (t) => {
   ])
     t.is(refused(pattern, "i"), undefined, pattern);
 });
+
+test("optional parts and fixed counts inside quantifiers are accepted", (t) => {
+  t.is(refused("\\b\\d{5}(?:-\\d{4})?\\b"), undefined);
+  t.is(refused("(?:\\d{3}-)+\\d{4}"), undefined);
+  t.is(refused("colou?r(?:s)?"), undefined);
+  t.regex(refused("(a?a)+$") ?? "", /nested quantifiers/);
+  t.regex(refused("(a{1,9}){1,9}$") ?? "", /nested quantifiers/);
+});
