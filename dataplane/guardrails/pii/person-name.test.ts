@@ -10,6 +10,7 @@ test("finds full names with initials, particles and Mc-prefixes", (t) => {
   ]);
   t.deepEqual(values("It was sung by Adam McDowell in 1975."), ["Adam McDowell"]);
   t.deepEqual(values("Please ask Maria van der Berg about it"), ["Maria van der Berg"]);
+  t.deepEqual(values("The Great Gatsby by F. Scott Fitzgerald"), ["F. Scott Fitzgerald"]);
 });
 
 test("cues find names the lexicon does not know", (t) => {
@@ -37,4 +38,5 @@ test("places, organisations, streets, roles and sentence starters are not names"
     "Marie",
   ]);
   t.deepEqual(values("Just posted a photo. Don't go to town. May is warm."), []);
+  t.deepEqual(values("Use Docker Compose with React Native, deploy to Google Cloud Platform."), []);
 });

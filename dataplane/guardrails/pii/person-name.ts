@@ -66,17 +66,30 @@ const STRONG_CUES = new Set([
   "sincerely",
   "name's",
 ]);
-const WEAK_CUES = new Set(
+/** Words that precede people more than things: enough for a name the lexicon does not know. */
+const PERSON_CUES = new Set(
   (
-    "by with to from under for and or asked told said met meet saw dear hi hello hey thanks ask speak spoke " +
-    "assistant manager partner wife husband son daughter mother father brother sister friend colleague " +
-    "founder founders heard tell early me"
+    "by asked told said met meet dear hi hello hey thanks ask speak spoke assistant manager partner wife " +
+    "husband son daughter mother father brother sister friend colleague founder founders heard tell early me"
   ).split(" "),
 );
+/** Words that precede anything: enough only together with the lexicon. */
+const WEAK_CUES = new Set([
+  "with",
+  "to",
+  "from",
+  "under",
+  "for",
+  "and",
+  "or",
+  "saw",
+  ...PERSON_CUES,
+]);
 const PREVIOUS_WORDS = /([\p{L}']+[:?,.-]?|[:?-])(?:\s+([\p{L}']+[:?,.-]?|[:?-]))?\s+$/u;
 
 interface Cues {
   strong: boolean;
+  person: boolean;
   weak: boolean;
 }
 
@@ -87,7 +100,7 @@ function cuesBefore(text: string, start: number): Cues {
     .toLowerCase()
     .replace(/’/g, "'");
   const m = PREVIOUS_WORDS.exec(before);
-  if (m === null) return { strong: false, weak: false };
+  if (m === null) return { strong: false, person: false, weak: false };
   const [, a = "", b] = m;
   const last = b ?? a;
   const pair = b === undefined ? last : `${a} ${b}`;
@@ -98,7 +111,7 @@ function cuesBefore(text: string, start: number): Cues {
     STRONG_CUES.has(pair.replace(/,$/, "")) ||
     TITLES.has(bare) ||
     (b !== undefined && a.endsWith("'s") && bare === "name");
-  return { strong, weak: WEAK_CUES.has(bare) };
+  return { strong, person: PERSON_CUES.has(bare), weak: WEAK_CUES.has(bare) };
 }
 
 const AFTER_CUES =
@@ -147,14 +160,14 @@ function sequences(text: string): Sequence[] {
   return out.flatMap((seq) => trimNotNames(text, seq));
 }
 
-/** Drops common words and initials from both ends: "Hello Anna" -> "Anna", "Dr" -> nothing. */
+/** Drops common words from both ends and lone initials: "Hello Anna" -> "Anna", "Dr" -> nothing. */
 function trimNotNames(text: string, seq: Sequence): Sequence[] {
   const words = [...seq.words];
   let start = seq.start;
   let end = seq.end;
   while (
     words.length > 0 &&
-    (NOT_NAME_WORDS.has(plain(words[0] ?? "")) || isInitial(words[0] ?? ""))
+    (NOT_NAME_WORDS.has(plain(words[0] ?? "")) || (isInitial(words[0] ?? "") && words.length === 1))
   ) {
     const word = words.shift() ?? "";
     start = text.indexOf(words[0] ?? "", start + word.length);
@@ -194,7 +207,8 @@ function scoreSequence(text: string, seq: Sequence): number {
     const lastKnown = isLastName(last);
     if (cued || (firstKnown && lastKnown)) return 0.85;
     if (firstKnown) return weak || !atSentenceStart(text, seq.start) ? 0.8 : 0.7;
-    return weak ? (lastKnown ? 0.7 : 0.6) : 0;
+    if (lastKnown && weak) return 0.7;
+    return cues.person || AFTER_CUES.test(after) ? 0.6 : 0;
   }
   if (isPlaceName(first)) return 0;
   if (cued) return 0.85;
