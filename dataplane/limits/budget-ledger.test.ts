@@ -6,7 +6,7 @@ import { connectRedis } from "../store/redis-connection.js";
 import type { BudgetLedger, BudgetLedgerTiming } from "./budget-ledger.js";
 import { MemoryBudgetLedger } from "./memory-budget-ledger.js";
 import { RedisBudgetLedger } from "./redis-budget-ledger.js";
-import { uniquePrefix } from "./testing/limiter-backends.js";
+import { deleteKeysUnder, uniquePrefix } from "./testing/limiter-backends.js";
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 type Clock = ReturnType<typeof manualClock>;
@@ -34,12 +34,15 @@ if (REDIS_URL) {
     name: "redis",
     async open(clock, timing) {
       const connection = await connectRedis(url);
-      const ledger = new RedisBudgetLedger(connection, {
-        clock,
-        keyPrefix: uniquePrefix("budget"),
-        ...timing,
-      });
-      return { ledger, close: () => connection.close() };
+      const keyPrefix = uniquePrefix("budget");
+      const ledger = new RedisBudgetLedger(connection, { clock, keyPrefix, ...timing });
+      return {
+        ledger,
+        async close() {
+          await deleteKeysUnder(connection, keyPrefix);
+          await connection.close();
+        },
+      };
     },
   });
 }
@@ -181,6 +184,7 @@ if (REDIS_URL) {
         reservedUsd: 0.99,
       });
     } finally {
+      await deleteKeysUnder(a, keyPrefix);
       await a.close();
       await b.close();
     }
@@ -200,18 +204,29 @@ if (REDIS_URL) {
       const ttl = await connection.client.pTTL(`${keyPrefix}{c1:2026-11-22}`);
       t.is(ttl > 12 * 3_600_000 - 5_000 && ttl <= 12 * 3_600_000 + 1_000, true, `ttl ${ttl}`);
     } finally {
+      await deleteKeysUnder(connection, keyPrefix);
       await connection.close();
     }
   });
 
   test("redis: an unreachable store: reserve reports service_unavailable, settle reports without throwing", async (t) => {
     const connection = await connectRedis(url);
-    const ledger = new RedisBudgetLedger(connection, { clock: manualClock(T0) });
+    const settleErrors: string[] = [];
+    const keyPrefix = uniquePrefix("budget-down");
+    const ledger = new RedisBudgetLedger(connection, {
+      clock: manualClock(T0),
+      keyPrefix,
+      onSettleError: (e) => void settleErrors.push(e.code),
+    });
+    const open = await ledger.reserve("c1", "monthly", 0.1, 1);
+    await deleteKeysUnder(connection, keyPrefix);
     await connection.close();
     const err = await t.throwsAsync(ledger.reserve("c1", "monthly", 0.1, 1), {
       instanceOf: GatewayError,
     });
     t.is(err?.code, "service_unavailable");
+    await t.notThrowsAsync(ledger.settle(open.reservationId!, 0.1)); // e.g. at the end of a stream
+    t.deepEqual(settleErrors, ["service_unavailable"]);
   });
 } else {
   test.skip("redis budget ledger: replicas, TTLs, outage (set REDIS_URL to run)", () => undefined);

@@ -50,3 +50,10 @@ export function limiterBackends(redisUrl: string | undefined): LimiterBackend[] 
   }
   return backends;
 }
+
+/** Deletes every key under a test's prefix (budget keys live for weeks otherwise). */
+export async function deleteKeysUnder(connection: RedisConnection, prefix: string): Promise<void> {
+  for await (const keys of connection.client.scanIterator({ MATCH: `${prefix}*`, COUNT: 100 })) {
+    if (keys.length > 0) await connection.client.del(keys);
+  }
+}
