@@ -28,6 +28,7 @@ export class LeaderElector {
   private cancelTimer: (() => void) | undefined;
   private stopped = true;
   private lastRenewal = 0;
+  private inflight: Promise<void> | undefined;
 
   constructor(private readonly options: LeaderElectionOptions) {}
 
@@ -37,26 +38,37 @@ export class LeaderElector {
 
   start(): void {
     this.stopped = false;
-    void this.tick();
+    this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    this.cancelTimer = this.options.clock.setTimer(ms, () => {
+      this.inflight = this.tick();
+    });
   }
 
   /** Stops campaigning; a leader gives the lease up. */
   async release(): Promise<void> {
     this.stopped = true;
     this.cancelTimer?.();
-    if (!this.leading) return;
+    // A renewal in flight would re-take the lease after we empty it: let it land first.
+    await this.inflight;
     this.setLeading(false);
     const { kube, namespace, leaseName, identity } = this.options;
-    try {
-      const lease = await kube.get(LEASES, namespace, leaseName);
-      if (lease && holderOf(lease) === identity) {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        const lease = await kube.get(LEASES, namespace, leaseName);
+        if (!lease || holderOf(lease) !== identity) return;
         await kube.patch(LEASES, namespace, leaseName, {
           metadata: { resourceVersion: lease.metadata.resourceVersion },
           spec: { holderIdentity: null, leaseDurationSeconds: 1 },
         });
+        return;
+      } catch (err) {
+        if (isRecord(err) && err.code === "resource_conflict") continue;
+        this.options.logger.warn({ err: message(err) }, "could not release the leader lease");
+        return;
       }
-    } catch (err) {
-      this.options.logger.warn({ err: message(err) }, "could not release the leader lease");
     }
   }
 
