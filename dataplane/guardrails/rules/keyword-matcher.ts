@@ -13,7 +13,7 @@ export interface KeywordHit extends Span {
 }
 
 interface Node {
-  next: Map<string, Node>;
+  next: Map<number, Node>;
   fail: Node | undefined;
   /** Keyword indexes ending here, longest first (own, then along the fail chain). */
   outputs: number[];
@@ -21,14 +21,16 @@ interface Node {
 
 const WORD_CHAR = /[\p{L}\p{N}\p{M}_]/u;
 
-function fold(unit: string): string {
-  const lower = unit.toLowerCase();
-  return lower.length === 1 ? lower : unit;
+/** The lower-case UTF-16 unit of `code` (itself when lower-casing would change the length). */
+function fold(code: number): number {
+  if (code < 128) return code >= 65 && code <= 90 ? code + 32 : code;
+  const lower = String.fromCharCode(code).toLowerCase();
+  return lower.length === 1 ? lower.charCodeAt(0) : code;
 }
 
-function foldText(text: string): string {
-  let out = "";
-  for (let i = 0; i < text.length; i++) out += fold(text[i] ?? "");
+function foldText(text: string): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < text.length; i++) out.push(fold(text.charCodeAt(i)));
   return out;
 }
 
@@ -91,7 +93,7 @@ export class KeywordMatcher {
     const candidates: KeywordHit[] = [];
     let node = this.root;
     for (let i = 0; i < text.length; i++) {
-      const unit = fold(text[i] ?? "");
+      const unit = fold(text.charCodeAt(i));
       while (node !== this.root && !node.next.has(unit)) node = node.fail ?? this.root;
       node = node.next.get(unit) ?? this.root;
       for (const keyword of node.outputs) {

@@ -1,5 +1,10 @@
 import test from "ava";
-import { mergeRuleUpdate, ruleDefinitionSchema } from "./rule-definition.js";
+import {
+  mergeRuleUpdate,
+  ruleDefinitionSchema,
+  ruleListResponseSchema,
+  ruleResponseSchema,
+} from "./rule-definition.js";
 
 function issues(input: unknown): Array<{ path: string; message: string }> {
   const result = ruleDefinitionSchema.safeParse(input);
@@ -89,4 +94,16 @@ test("an update that switches kind must clear the old kind's field", (t) => {
   const disabled = mergeRuleUpdate(current, { enabled: false });
   t.false(disabled.data?.enabled);
   t.is(disabled.data?.pattern, "abc");
+});
+
+test("a stored rule's response carries its id and times", (t) => {
+  const rule = ruleDefinitionSchema.parse({ name: "codenames", kind: "keyword", keywords: ["x"] });
+  const response = ruleResponseSchema.parse({
+    ...rule,
+    rule_id: "rule_1",
+    created_at: "2026-11-22T14:00:00.000Z",
+    updated_at: "2026-11-22T14:00:00.000Z",
+  });
+  t.is(response.rule_id, "rule_1");
+  t.true(ruleListResponseSchema.safeParse({ rules: [response], total: 1 }).success);
 });

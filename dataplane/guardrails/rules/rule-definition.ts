@@ -98,23 +98,37 @@ function checkKindFields(rule: RuleShape, ctx: z.RefinementCtx): void {
   }
 }
 
+const ruleObject = z.strictObject({
+  name: ruleFields.name,
+  kind: ruleFields.kind,
+  pattern: ruleFields.pattern.optional(),
+  flags: ruleFields.flags.optional(),
+  keywords: ruleFields.keywords.optional(),
+  whole_word: ruleFields.whole_word.optional(),
+  entities: ruleFields.entities.optional(),
+  max_tokens: ruleFields.max_tokens.optional(),
+  action: ruleFields.action.default("block"),
+  applies_to: ruleFields.applies_to.default("input"),
+  enabled: ruleFields.enabled.default(true),
+  description: ruleFields.description.optional(),
+});
+
 /** CreateRuleRequest, and the definition part of TestRuleRequest. */
-export const ruleDefinitionSchema = z
-  .strictObject({
-    name: ruleFields.name,
-    kind: ruleFields.kind,
-    pattern: ruleFields.pattern.optional(),
-    flags: ruleFields.flags.optional(),
-    keywords: ruleFields.keywords.optional(),
-    whole_word: ruleFields.whole_word.optional(),
-    entities: ruleFields.entities.optional(),
-    max_tokens: ruleFields.max_tokens.optional(),
-    action: ruleFields.action.default("block"),
-    applies_to: ruleFields.applies_to.default("input"),
-    enabled: ruleFields.enabled.default(true),
-    description: ruleFields.description.optional(),
-  })
-  .superRefine(checkKindFields);
+export const ruleDefinitionSchema = ruleObject.superRefine(checkKindFields);
+
+/** RuleResponse: the stored definition with its id and times (ISO 8601). */
+export const ruleResponseSchema = ruleObject.extend({
+  rule_id: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type RuleResponse = z.output<typeof ruleResponseSchema>;
+
+/** RuleListResponse. */
+export const ruleListResponseSchema = z.object({
+  rules: z.array(ruleResponseSchema),
+  total: z.int().min(0),
+});
 
 export type RuleDefinition = z.output<typeof ruleDefinitionSchema>;
 export type RuleDefinitionInput = z.input<typeof ruleDefinitionSchema>;
