@@ -138,7 +138,7 @@ export class Informer {
         );
         this.options.onWatchRestart?.("expired");
         void this.relist();
-      } else if (err !== undefined) {
+      } else if (err !== undefined && !isIdleTimeout(err)) {
         this.options.onWatchRestart?.("error");
         this.retryLater(err, () => this.watch(generation));
       } else {
@@ -204,6 +204,11 @@ export class Informer {
       if (generation === this.generation && !this.stopped) void again();
     });
   }
+}
+
+/** client-node ends a watch that saw no bytes for 30 s; that is a quiet stream, not a failure. */
+function isIdleTimeout(err: unknown): boolean {
+  return err instanceof Error && err.name === "TimeoutError";
 }
 
 function isGone(err: unknown): boolean {
