@@ -15,6 +15,8 @@
  * Run: npx tsx scripts/train-guardrail-models.ts [--cv]
  */
 import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { format, resolveConfig } from "prettier";
 import {
   storeLinearModel,
   loadLinearModel,
@@ -61,7 +63,15 @@ const CATEGORY_OPTIONS: TrainOptions = {
   seed: 13,
 };
 
-function main(): void {
+/** Writes a model as JSON formatted the way the repository's prettier check expects. */
+async function writeModel(name: string, model: object): Promise<void> {
+  const url = new URL(name, MODELS_DIR);
+  const filepath = fileURLToPath(url);
+  const options = (await resolveConfig(filepath)) ?? {};
+  writeFileSync(url, await format(JSON.stringify(model), { ...options, filepath }));
+}
+
+async function main(): Promise<void> {
   const corpus = loadCorpus();
   const today = new Date().toISOString().slice(0, 10);
   if (process.argv.includes("--cv")) {
@@ -80,7 +90,7 @@ function main(): void {
     inj.bias,
     inj.weights,
   );
-  writeFileSync(new URL("injection-model.json", MODELS_DIR), JSON.stringify(injStored) + "\n");
+  await writeModel("injection-model.json", injStored);
 
   const safeHaz = corpus.ailuminate.filter((r) => !isHeldOut(r.id));
   const safeBen = [
@@ -95,10 +105,7 @@ function main(): void {
     hazard.bias,
     hazard.weights,
   );
-  writeFileSync(
-    new URL("safety-hazard-model.json", MODELS_DIR),
-    JSON.stringify(hazardStored) + "\n",
-  );
+  await writeModel("safety-hazard-model.json", hazardStored);
   const category = trainSoftmax(categoryExamples(safeHaz), CATEGORY_OPTIONS);
   const categoryStored = storeLinearModel(
     `content-safety category classifier, trained ${today} by scripts/train-guardrail-models.ts on ${safeHaz.length} AILuminate demo prompts labelled by hazard (held-out bucket 0 of ${SPLIT_BUCKETS} excluded)`,
@@ -107,10 +114,7 @@ function main(): void {
     category.bias,
     category.weights,
   );
-  writeFileSync(
-    new URL("safety-category-model.json", MODELS_DIR),
-    JSON.stringify(categoryStored) + "\n",
-  );
+  await writeModel("safety-category-model.json", categoryStored);
 
   // Sanity check that quantisation kept the ranking: held-out accuracy of the stored injection model.
   const loaded = loadLinearModel(injStored);
@@ -126,4 +130,4 @@ function main(): void {
   );
 }
 
-main();
+await main();
