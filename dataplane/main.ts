@@ -1,6 +1,7 @@
 import { ConfigError, loadConfigFromProcess, type Config } from "./config/config.js";
 import { createApp } from "./app/create-app.js";
 import { createLogger } from "./observability/logger.js";
+import { startGrpcServer } from "./adapters/grpc/start-grpc.js";
 
 /** `npm start`: the data plane as one process on its configured (or embedded) stores. */
 async function main(): Promise<void> {
@@ -17,10 +18,16 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL);
   const app = await createApp(config, { logger });
   await app.http.listen({ port: config.PORT, host: config.HOST });
+  const grpc = await startGrpcServer(app.ctx, config.GRPC_PORT, config.HOST);
   const address = app.http.server.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;
   logger.info(
-    { port, store: app.ctx.db.kind, shared_state: app.ctx.redis ? "redis" : "memory" },
+    {
+      port,
+      grpc_port: grpc?.port ?? null,
+      store: app.ctx.db.kind,
+      shared_state: app.ctx.redis ? "redis" : "memory",
+    },
     "evident listening",
   );
   if (app.generatedAdminKey) {
@@ -50,8 +57,8 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.SHUTDOWN_GRACE_MS);
     force.unref();
-    app
-      .close()
+    Promise.resolve(grpc?.close())
+      .then(() => app.close())
       .then(() => {
         logger.info("stopped");
         process.exit(0);

@@ -45,6 +45,7 @@ import { RetentionSweeper } from "../audit/retention-sweeper.js";
 import { AuditRepository } from "../store/audit-repository.js";
 import { RetentionRepository } from "../store/retention-repository.js";
 import path from "node:path";
+import { buildLimits } from "./limits-wiring.js";
 import type { AppContext, ReadinessCheck } from "./context.js";
 import { openStores, type Stores } from "./open-stores.js";
 
@@ -114,6 +115,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     headersMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
     bodyMs: config.UPSTREAM_BODY_TIMEOUT_MS,
   });
+  const metrics = createMetrics();
   const auditRepo = new AuditRepository(db);
   const retentionRepo = new RetentionRepository(db);
   const spool = await AuditSpool.open(
@@ -128,12 +130,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const sweeper = new RetentionSweeper(db, auditRepo, retentionRepo, clock, logger);
   sweeper.start(config.RETENTION_SWEEP_INTERVAL_MS);
 
+  const limits = await buildLimits({ config, clock, logger, metrics, db, redis });
   const pipeline = new Pipeline({
-    limit: passThroughStage("limit"),
+    limit: limits.stage,
     guardRequest: passThroughStage("guard_request"),
     route: routeStage(routing, health),
     guardResponse: passThroughStage("guard_response"),
-    meter: passThroughStage("meter"),
+    meter: limits.meter,
     audit: audit.stage(),
   });
 
@@ -141,7 +144,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     config,
     clock,
     logger,
-    metrics: createMetrics(),
+    metrics,
     db,
     redis,
     broadcast,
@@ -185,6 +188,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...backendRoutes(ctx),
     ...compatRoutes(ctx),
     ...auditRoutes(ctx),
+    ...limits.routes(ctx),
   ];
   const openApiRoute = route({
     method: "GET",
@@ -196,7 +200,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   routes.push(openApiRoute);
   const document = buildOpenApi(routes);
-  const http = buildHttpServer(ctx, routes);
+  const http = buildHttpServer(ctx, routes, limits.checkManagement);
   usage.start();
 
   return {
@@ -211,6 +215,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       audit.stopCheckpoints();
       sweeper.stop();
       await writer.stop();
+      await limits.close();
       await unsubscribe().catch(() => undefined);
       if (!options.stores) {
         await broadcast.close();

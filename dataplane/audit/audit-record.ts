@@ -42,7 +42,12 @@ export interface AuditFields {
   route: Record<string, unknown> | null;
   classification: string | null;
   verdicts: AuditVerdict[];
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; source: string } | null;
+  usage: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    total_tokens: number;
+    source: string;
+  } | null;
   cost_usd: number | null;
   latency_ms: number | null;
   status: number | null;
@@ -78,6 +83,11 @@ export function chainHash(prevHash: string, digest: string): string {
 }
 
 /** What a checkpoint signs: one line, so any tool can reproduce it. */
-export function checkpointMessage(c: { customer_id: string; seq: number; hash: string; created_at: string }): string {
+export function checkpointMessage(c: {
+  customer_id: string;
+  seq: number;
+  hash: string;
+  created_at: string;
+}): string {
   return `evident-audit-checkpoint:v1:${c.customer_id}:${c.seq}:${c.hash}:${c.created_at}`;
 }

@@ -12,7 +12,12 @@ export interface ChainedRecord {
 
 export interface ChainBreak {
   seq: number;
-  reason: "digest_mismatch" | "prev_hash_mismatch" | "hash_mismatch" | "sequence_gap" | "checkpoint_mismatch";
+  reason:
+    | "digest_mismatch"
+    | "prev_hash_mismatch"
+    | "hash_mismatch"
+    | "sequence_gap"
+    | "checkpoint_mismatch";
 }
 
 export interface ChainReport {
@@ -49,18 +54,29 @@ export async function verifyChain(
   });
   for await (const r of records) {
     if (r.seq !== expectedSeq) return fail(expectedSeq, "sequence_gap");
-    if (r.fields !== null && (r.fields.seq !== r.seq || recordDigest(r.fields) !== r.record_digest)) {
+    if (
+      r.fields !== null &&
+      (r.fields.seq !== r.seq || recordDigest(r.fields) !== r.record_digest)
+    ) {
       return fail(r.seq, "digest_mismatch");
     }
     if (r.prev_hash !== prev) return fail(r.seq, "prev_hash_mismatch");
     if (chainHash(r.prev_hash, r.record_digest) !== r.hash) return fail(r.seq, "hash_mismatch");
     const checkpoint = expectedHashes.get(r.seq);
-    if (checkpoint !== undefined && checkpoint !== r.hash) return fail(r.seq, "checkpoint_mismatch");
+    if (checkpoint !== undefined && checkpoint !== r.hash)
+      return fail(r.seq, "checkpoint_mismatch");
     prev = r.hash;
     expectedSeq += 1;
     checked += 1;
     first ??= r.seq;
     last = r.seq;
   }
-  return { ok: true, checked, first_seq: first, last_seq: last, last_hash: prev, first_broken: null };
+  return {
+    ok: true,
+    checked,
+    first_seq: first,
+    last_seq: last,
+    last_hash: prev,
+    first_broken: null,
+  };
 }

@@ -60,6 +60,10 @@ export interface InferenceCall {
   captureContent: boolean;
   /** Cost in USD from the model's prices and the usage. */
   costUsd: number | undefined;
+  /** Headers every response of this call carries (e.g. X-RateLimit-*), success or not. */
+  responseHeaders: Record<string, string>;
+  /** Tokens reserved before forwarding (estimate), settled to `usage` after the call. */
+  reservedTokens: number;
 }
 
 export function newInferenceCall(init: {
@@ -88,5 +92,7 @@ export function newInferenceCall(init: {
     responseContent: undefined,
     captureContent: false,
     costUsd: undefined,
+    responseHeaders: {},
+    reservedTokens: 0,
   };
 }

@@ -17,6 +17,30 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   };
 }
 
+/**
+ * Runs fn on a pooled client. A connection that breaks while checked out (between two queries)
+ * emits 'error' on the client, not the pool: without a listener that would crash the process.
+ * A client that failed is destroyed instead of going back to the pool.
+ */
+async function checkedOut<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const onError = (err: Error) => {
+    broken = err;
+  };
+  client.on("error", onError);
+  try {
+    return await fn(client);
+  } catch (err) {
+    broken ??=
+      err instanceof Error && /connection|ECONN|terminat/i.test(err.message) ? err : undefined;
+    throw err;
+  } finally {
+    client.off("error", onError);
+    client.release(broken);
+  }
+}
+
 export interface PostgresOptions {
   connectionString: string;
   max?: number;
@@ -39,27 +63,19 @@ export function openPostgres(options: PostgresOptions): Database & { pool: pg.Po
     query: direct.query,
     exec: direct.exec,
     async transaction(fn) {
-      const client = await pool.connect();
-      try {
+      return checkedOut(pool, async (client) => {
         await client.query("BEGIN");
-        const result = await fn(wrap(client));
-        await client.query("COMMIT");
-        return result;
-      } catch (err) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw err;
-      } finally {
-        client.release();
-      }
+        try {
+          const result = await fn(wrap(client));
+          await client.query("COMMIT");
+          return result;
+        } catch (err) {
+          await client.query("ROLLBACK").catch(() => undefined);
+          throw err;
+        }
+      });
     },
-    async withSession(fn) {
-      const client = await pool.connect();
-      try {
-        return await fn(wrap(client));
-      } finally {
-        client.release();
-      }
-    },
+    withSession: (fn) => checkedOut(pool, (client) => fn(wrap(client))),
     async ping() {
       try {
         await pool.query("SELECT 1");

@@ -15,7 +15,14 @@ declare module "fastify" {
 }
 
 /** Builds the REST façade for the given route groups. Does not listen. */
-export function buildHttpServer(ctx: AppContext, routes: readonly AnyRouteSpec[]): FastifyInstance {
+/** A per-key limit on the management API: returns headers to send, or throws a 429. */
+export type ManagementLimit = (caller: Caller) => Promise<Record<string, string>>;
+
+export function buildHttpServer(
+  ctx: AppContext,
+  routes: readonly AnyRouteSpec[],
+  managementLimit: ManagementLimit = async () => ({}),
+): FastifyInstance {
   const app = Fastify({
     logger: false,
     bodyLimit: ctx.config.MAX_BODY_BYTES,
@@ -74,7 +81,7 @@ export function buildHttpServer(ctx: AppContext, routes: readonly AnyRouteSpec[]
     throw new GatewayError("route_not_found", `no route for ${req.method} ${path}`);
   });
 
-  for (const spec of routes) register(app, ctx, spec);
+  for (const spec of routes) register(app, ctx, spec, managementLimit);
   return app;
 }
 
@@ -84,11 +91,25 @@ async function authenticate(ctx: AppContext, req: FastifyRequest): Promise<Calle
   return caller;
 }
 
-function register(app: FastifyInstance, ctx: AppContext, spec: AnyRouteSpec): void {
+function register(
+  app: FastifyInstance,
+  ctx: AppContext,
+  spec: AnyRouteSpec,
+  managementLimit: ManagementLimit,
+): void {
+  const isManagement = spec.path.startsWith("/api/");
   app.route({
     method: spec.method,
     url: spec.path,
-    onRequest: spec.auth === false ? undefined : async (req) => void (await authenticate(ctx, req)),
+    onRequest:
+      spec.auth === false
+        ? undefined
+        : async (req, reply) => {
+            const caller = await authenticate(ctx, req);
+            if (isManagement)
+              for (const [k, v] of Object.entries(await managementLimit(caller)))
+                reply.header(k, v);
+          },
     handler: async (req: FastifyRequest, reply: FastifyReply) => {
       const body = spec.body ? parseOrThrow(spec.body, req.body ?? {}, "body") : undefined;
       const query = spec.query ? parseOrThrow(spec.query, req.query ?? {}, "query") : undefined;

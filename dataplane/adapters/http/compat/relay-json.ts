@@ -70,7 +70,7 @@ export async function relayJson(
       call.outcome = "upstream_error";
       call.status = relayed.status;
       await ctx.pipeline.finish(call);
-      return relayed;
+      return { ...relayed, headers: call.responseHeaders };
     }
     let json: Record<string, unknown>;
     try {
@@ -94,7 +94,7 @@ export async function relayJson(
     return {
       status: 200,
       body: text,
-      headers: { "content-type": "application/json; charset=utf-8" },
+      headers: { ...call.responseHeaders, "content-type": "application/json; charset=utf-8" },
     };
   } catch (err) {
     if (abort.signal.aborted) call.outcome = "client_aborted";
