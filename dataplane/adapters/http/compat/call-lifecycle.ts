@@ -63,7 +63,15 @@ export async function failCall(
   call: InferenceCall,
   err: unknown,
 ): Promise<GatewayError> {
-  const error = toGatewayError(err);
+  const base = toGatewayError(err);
+  // The call's own headers (rate-limit state) go on error responses too.
+  const error = Object.keys(call.responseHeaders).length
+    ? new GatewayError(base.code, base.message, {
+        detail: base.detail,
+        headers: { ...call.responseHeaders, ...base.headers },
+        cause: base.cause,
+      })
+    : base;
   call.error = error;
   call.status = error.status;
   call.outcome ??= outcomeOf(error);

@@ -82,7 +82,7 @@ export async function relayStream(
       call.outcome = "upstream_error";
       call.status = relayed.status;
       await ctx.pipeline.finish(call);
-      return relayed;
+      return { ...relayed, headers: call.responseHeaders };
     }
   } catch (err) {
     if (abort.signal.aborted) call.outcome = "client_aborted";
@@ -92,6 +92,7 @@ export async function relayStream(
   const raw = reply.raw;
   reply.hijack();
   raw.writeHead(200, {
+    ...call.responseHeaders,
     "content-type": "text/event-stream; charset=utf-8",
     "cache-control": "no-cache",
     connection: "keep-alive",
