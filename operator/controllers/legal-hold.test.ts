@@ -74,3 +74,15 @@ test("a hold whose dates the API echoes in another time zone is not replaced", a
   t.is(h.native.holdStore.size, 1);
   t.is(h.status(LEGAL_HOLDS, "case-17").holdId, hold?.id);
 });
+
+test("moving a LegalHold to another customer places the new hold and releases the old one", async (t) => {
+  const h = new ReconcileHarness();
+  h.apply(LEGAL_HOLDS, "case-17", HOLD_SPEC);
+  await h.reconcile(LEGAL_HOLDS, "case-17");
+  const first = String(h.status(LEGAL_HOLDS, "case-17").holdId);
+  h.apply(LEGAL_HOLDS, "case-17", { ...HOLD_SPEC, customerId: "globex" });
+  await h.reconcile(LEGAL_HOLDS, "case-17");
+  const second = String(h.status(LEGAL_HOLDS, "case-17").holdId);
+  t.is(h.native.holdStore.get(second)?.customer_id, "globex");
+  t.false(h.native.holdStore.get(first)?.active);
+});

@@ -24,7 +24,7 @@ export function legalHoldController(native: NativeApi): Controller<LegalHoldSpec
       const body = legalHoldBody(context.spec);
       const knownId = typeof context.status.holdId === "string" ? context.status.holdId : undefined;
       try {
-        const holds = await native.legalHolds.list();
+        const holds = await native.legalHolds.list(body.customer_id);
         const current = holds.find((h) => h.id === knownId);
         const specChanged = current !== undefined && holdDiffers(body, current);
         if (current && current.active && !specChanged) {
@@ -36,6 +36,9 @@ export function legalHoldController(native: NativeApi): Controller<LegalHoldSpec
         const created = await native.legalHolds.create(body);
         await context.checkpoint({ holdId: created.id, active: created.active });
         if (current?.active) await native.legalHolds.delete(current.id);
+        // A hold of another customer (customerId edited) is not in this list: release it by id.
+        else if (knownId !== undefined && current === undefined)
+          await native.legalHolds.delete(knownId);
         const events: SyncResult["events"] = [];
         if (knownId === undefined)
           events.push({ type: "Normal", reason: "Placed", message: `placed hold ${created.id}` });

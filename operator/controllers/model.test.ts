@@ -59,16 +59,17 @@ test("engine_artifacts changed through the REST API are reverted to the CR's spe
   t.true(h.eventReasons("llama").includes("DriftReverted"));
 });
 
-test("a Model deleted through the REST API is registered again", async (t) => {
+test("a Model deregistered through the REST API is reported, since a version cannot be registered twice", async (t) => {
   const h = new ReconcileHarness();
   h.apply(MODELS, "llama", MODEL_SPEC);
   await h.reconcile(MODELS, "llama");
-  const first = String(h.status(MODELS, "llama").modelId);
-  await h.native.models.delete(first);
+  const id = String(h.status(MODELS, "llama").modelId);
+  await h.native.models.delete(id);
   await h.reconcile(MODELS, "llama");
-  const second = h.status(MODELS, "llama").modelId;
-  t.not(second, first);
-  t.true(h.native.modelStore.has(String(second)));
+  t.is(h.status(MODELS, "llama").phase, "deregistered");
+  t.is(h.condition(MODELS, "llama", "Ready")?.reason, "Deregistered");
+  t.is(h.native.modelStore.size, 1);
+  t.true(h.eventReasons("llama").includes("Deregistered"));
 });
 
 test("editing a frozen Model field is reported as Synced=False/FrozenFieldChanged", async (t) => {
@@ -128,7 +129,7 @@ test("deleting a Model CR deregisters the model, then releases the finalizer", a
   h.delete(MODELS, "llama");
   t.truthy(h.get(MODELS, "llama")?.metadata.deletionTimestamp);
   await h.reconcile(MODELS, "llama");
-  t.is(h.native.modelStore.size, 0);
+  t.is([...h.native.modelStore.values()][0]?.status, "deregistered");
   t.is(h.get(MODELS, "llama"), undefined);
 });
 

@@ -11,7 +11,8 @@ import { nativeFailure } from "../runtime/sync-failure.js";
  * Model CR -> /api/v1/models. A registered model is frozen except engine_artifacts (and status), so
  * drift in engine_artifacts is PATCHed back, while a CR edit of a frozen field is reported as
  * Synced=False/FrozenFieldChanged (register a new version instead). A 409 model_version_exists on
- * create adopts the existing registration.
+ * create adopts the existing registration. A model deregistered through the REST API cannot come
+ * back under the same version (deregistering is final): the CR reports Ready=False/Deregistered.
  */
 export function modelController(native: NativeApi): Controller<ModelSpec> {
   return {
@@ -34,6 +35,18 @@ export function modelController(native: NativeApi): Controller<ModelSpec> {
             reason: "Registered",
             message: `registered ${body.name}@${body.version} as ${model.id}`,
           });
+        }
+        if (model.status === "deregistered") {
+          // Deregistering is final and a name+version cannot be registered twice.
+          const message = `${body.name}@${body.version} (${model.id}) was deregistered outside Kubernetes; register a new version`;
+          return {
+            status: { modelId: model.id, phase: model.status },
+            conditions: [
+              { type: "Synced", status: "False", reason: "Deregistered", message },
+              { type: "Ready", status: "False", reason: "Deregistered", message },
+            ],
+            events,
+          };
         }
         if (!sameJson(body.engine_artifacts, model.engine_artifacts)) {
           model = await native.models.patch(model.id, { engine_artifacts: body.engine_artifacts });

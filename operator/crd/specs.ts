@@ -88,7 +88,9 @@ export const legalHoldSpec = z.object({
   from: z.string().min(1),
   to: z.string().min(1),
   reason: z.string().min(1),
-  scope: z.unknown().optional(),
+  scope: z
+    .object({ model: z.string().optional(), keyIds: z.array(z.string()).optional() })
+    .optional(),
 });
 export type LegalHoldSpec = z.infer<typeof legalHoldSpec>;
 

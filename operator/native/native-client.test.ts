@@ -61,7 +61,7 @@ test("the HTTP client creates, reads, finds and deletes models against the nativ
   t.is((await api.models.find("m", "1"))?.id, created.id);
   t.is(await api.models.find("m", "2"), undefined);
   await api.models.delete(created.id);
-  t.is(await api.models.get(created.id), undefined);
+  t.is((await api.models.get(created.id))?.status, "deregistered");
   await t.notThrowsAsync(api.models.delete(created.id));
   t.true(server.requests.includes(`DELETE /api/v1/models/${created.id}`));
 });
@@ -95,7 +95,7 @@ test("a wrong admin key is invalid_api_key and an unreachable API is upstream_un
 });
 
 test("deployments follow the state machine over HTTP and legal holds list and release", async (t) => {
-  const { api } = await withServer(t);
+  const { api, server } = await withServer(t);
   const model = await api.models.create(MODEL);
   const deployment = await api.deployments.create({
     model_id: model.id,
@@ -115,12 +115,16 @@ test("deployments follow the state machine over HTTP and legal holds list and re
     from: "2026-01-01",
     to: "2026-02-01",
     reason: "r",
+    scope: { model: "m", key_ids: ["k1"] },
   });
+  t.true(server.requests.includes("POST /api/v1/audit/legal-hold"));
+  t.like(hold, { customer_id: "c", scope: { model: "m", key_ids: ["k1"] } });
   t.deepEqual(
-    (await api.legalHolds.list()).map((h) => h.id),
+    (await api.legalHolds.list("c")).map((h) => h.id),
     [hold.id],
   );
+  t.deepEqual(await api.legalHolds.list("someone-else"), []);
   await api.legalHolds.delete(hold.id);
-  t.false((await api.legalHolds.list())[0]?.active);
+  t.false((await api.legalHolds.list("c"))[0]?.active);
   t.is(await api.routes.get("nope"), undefined);
 });

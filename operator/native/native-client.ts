@@ -64,11 +64,12 @@ export interface RuleBody {
   enabled: boolean;
 }
 export interface LegalHoldBody {
+  /** Sent as the customer_id query parameter, not in the (strict) JSON body. */
   customer_id: string;
   from: string;
   to: string;
   reason: string;
-  scope?: unknown;
+  scope?: { model?: string; key_ids?: string[] };
 }
 export interface NativeLegalHold extends Partial<LegalHoldBody> {
   id: string;
@@ -98,7 +99,8 @@ export interface NativeApi {
   guardrailRules: NativeCrud<RuleBody, Native<RuleBody>>;
   legalHolds: {
     create(body: LegalHoldBody): Promise<NativeLegalHold>;
-    list(): Promise<NativeLegalHold[]>;
+    /** The holds of one customer (an admin key may list any customer's). */
+    list(customerId: string): Promise<NativeLegalHold[]>;
     delete(id: string): Promise<void>;
   };
 }
@@ -240,9 +242,19 @@ export function httpNativeApi(options: HttpNativeOptions): NativeApi {
     routes: crud("/api/v1/routes"),
     guardrailRules: crud("/api/v1/guardrails/rules"),
     legalHolds: {
-      create: (body) => request<NativeLegalHold>("POST", "/api/v1/audit/legal-hold", body),
-      list: async () =>
-        listItems<NativeLegalHold>(await request<unknown>("GET", "/api/v1/audit/legal-hold")),
+      create: ({ customer_id, ...body }) =>
+        request<NativeLegalHold>(
+          "POST",
+          `/api/v1/audit/legal-hold?customer_id=${encodeURIComponent(customer_id)}`,
+          body,
+        ),
+      list: async (customerId) =>
+        listItems<NativeLegalHold>(
+          await request<unknown>(
+            "GET",
+            `/api/v1/audit/legal-hold?customer_id=${encodeURIComponent(customerId)}`,
+          ),
+        ),
       delete: (id) => deleteIgnoringMissing(`/api/v1/audit/legal-hold/${encodeURIComponent(id)}`),
     },
   };

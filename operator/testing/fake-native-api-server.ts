@@ -87,7 +87,8 @@ export class FakeNativeApiServer {
         return [200, await api.models.patch(id ?? "", input)];
       case "DELETE models/:id":
         found(api.modelStore.get(id ?? ""));
-        return [200, (await api.models.delete(id ?? ""), { id })];
+        await api.models.delete(id ?? "");
+        return [200, await api.models.get(id ?? "")];
       case "POST deployments":
         return [201, await api.deployments.create(input)];
       case "GET deployments/:id":
@@ -117,9 +118,24 @@ export class FakeNativeApiServer {
         found(api.ruleStore.get(id ?? ""));
         return [204, await api.guardrailRules.delete(id ?? "")];
       case "POST audit/legal-hold":
-        return [201, await api.legalHolds.create(input)];
+        if (typeof body === "object" && body !== null && "customer_id" in body) {
+          throw new GatewayError(
+            "validation_failed",
+            "unknown field customer_id; use the customer_id query parameter",
+          );
+        }
+        return [
+          201,
+          await api.legalHolds.create({
+            ...(body as object),
+            customer_id: customerQuery(url),
+          } as never),
+        ];
       case "GET audit/legal-hold":
-        return [200, { holds: await api.legalHolds.list() }];
+        return [
+          200,
+          { object: "list", data: await api.legalHolds.list(customerQuery(url)), has_more: false },
+        ];
       case "DELETE audit/legal-hold/:id":
         found(api.holdStore.get(id ?? ""));
         return [204, await api.legalHolds.delete(id ?? "")];
@@ -127,6 +143,11 @@ export class FakeNativeApiServer {
         throw new GatewayError("resource_not_found", `no route ${method} ${url.pathname}`);
     }
   }
+}
+
+/** Legal holds act for the customer named in the query (default: the key's own). */
+function customerQuery(url: URL): string {
+  return url.searchParams.get("customer_id") ?? "default";
 }
 
 async function readJson(request: IncomingMessage): Promise<unknown> {

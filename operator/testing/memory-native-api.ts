@@ -104,6 +104,12 @@ export class MemoryNativeApi implements NativeApi {
       this.enter("models.patch");
       const model = this.modelStore.get(id);
       if (!model) throw new GatewayError("model_not_found", `model ${id} not found`);
+      if (model.status === "deregistered") {
+        throw new GatewayError(
+          "invalid_state_transition",
+          `model ${id} is deregistered and cannot change`,
+        );
+      }
       const frozen = Object.keys(body).filter((k) => k !== "status" && k !== "engine_artifacts");
       if (frozen.length > 0) {
         throw validation(
@@ -126,8 +132,12 @@ export class MemoryNativeApi implements NativeApi {
           "model_has_active_deployments",
           `model ${id} has active deployments`,
         );
-      this.modelStore.delete(id);
-      this.writes.push("DELETE models");
+      const model = this.modelStore.get(id);
+      if (model && model.status !== "deregistered") {
+        // Deregistering is a soft delete: the name+version stays taken.
+        model.status = "deregistered";
+        this.writes.push("DELETE models");
+      }
     },
   };
 
@@ -209,9 +219,11 @@ export class MemoryNativeApi implements NativeApi {
       this.writes.push("POST legal-hold");
       return structuredClone(hold);
     },
-    list: async () => {
+    list: async (customerId) => {
       this.enter("legalHolds.list");
-      return [...this.holdStore.values()].map((h) => structuredClone(h));
+      return [...this.holdStore.values()]
+        .filter((h) => h.customer_id === customerId)
+        .map((h) => structuredClone(h));
     },
     delete: async (id) => {
       this.enter("legalHolds.delete");
