@@ -5,7 +5,15 @@
  * data plane replaces it in the lead's end-to-end test.
  */
 import { randomUUID } from "node:crypto";
-import { GatewayError, type ValidationIssue } from "../../dataplane/core/errors.js";
+import { GatewayError } from "../../dataplane/core/errors.js";
+import {
+  clone,
+  issue,
+  requireFields,
+  validateRoute,
+  validateRule,
+  validation,
+} from "./memory-native-validation.js";
 import type {
   DeploymentPatch,
   LegalHoldBody,
@@ -270,52 +278,5 @@ export class MemoryNativeApi implements NativeApi {
         if (store.delete(id)) this.writes.push(`DELETE ${name}`);
       },
     };
-  }
-}
-
-function clone<T>(value: T | undefined): T | undefined {
-  return value === undefined ? undefined : structuredClone(value);
-}
-
-function issue(loc: string[], msg: string): ValidationIssue {
-  return { loc, msg, type: "value_error" };
-}
-
-function validation(message: string, detail: ValidationIssue[]): GatewayError {
-  return new GatewayError("validation_failed", message, { detail });
-}
-
-function requireFields(body: object, fields: string[]): void {
-  const record = body as Record<string, unknown>;
-  const missing = fields.filter((f) => record[f] === undefined || record[f] === "");
-  if (missing.length > 0)
-    throw validation(
-      "missing fields",
-      missing.map((f) => issue(["body", f], "field required")),
-    );
-}
-
-function validateRoute(body: Partial<RouteBody>): void {
-  requireFields(body, ["customer_id", "strategy"]);
-  const targets = body.targets ?? [];
-  if (targets.length === 0)
-    throw validation("a route needs targets", [issue(["body", "targets"], "at least one target")]);
-  if (body.strategy === "weighted" && targets.every((t) => t.weight <= 0)) {
-    throw validation("weights must not all be zero", [
-      issue(["body", "targets"], "weights sum to zero"),
-    ]);
-  }
-}
-
-function validateRule(body: Partial<RuleBody>): void {
-  requireFields(body, ["customer_id", "name", "kind", "action", "applies_to"]);
-  if (body.kind === "regex") {
-    try {
-      new RegExp(body.pattern ?? "");
-    } catch {
-      throw validation("invalid regular expression", [
-        issue(["body", "pattern"], "not a valid regular expression"),
-      ]);
-    }
   }
 }

@@ -10,8 +10,9 @@ import type { AddressInfo } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
 import { parse as parseYaml } from "yaml";
 import { GatewayError } from "../../dataplane/core/errors.js";
-import { isRecord, type KubeObject, type ResourceType } from "../../operator/kube/types.js";
+import type { KubeObject, ResourceType } from "../../operator/kube/types.js";
 import { applyJsonPatch } from "./kube-apiserver-json-patch.js";
+import { parseObject, readBody, sendJson, sendStatus, writeEvent } from "./kube-apiserver-wire.js";
 import {
   applyMergePatch,
   KubeApiStore,
@@ -298,56 +299,4 @@ export class FakeKubeApiServer {
       subresource: subresource === "status" ? "status" : undefined,
     };
   }
-}
-
-function writeEvent(response: ServerResponse, event: { type: string; object: unknown }): void {
-  if (!response.writableEnded && !response.destroyed) response.write(`${JSON.stringify(event)}\n`);
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    request.on("error", reject);
-  });
-}
-
-function parseObject(body: string | undefined): KubeObject {
-  const parsed: unknown = JSON.parse(body ?? "null");
-  if (!isRecord(parsed) || !isRecord(parsed.metadata) || typeof parsed.metadata.name !== "string") {
-    throw new GatewayError("validation_failed", "metadata.name: Required value");
-  }
-  return parsed as KubeObject;
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
-}
-
-const REASONS: Record<number, string> = {
-  404: "NotFound",
-  409: "Conflict",
-  410: "Expired",
-  422: "Invalid",
-  405: "MethodNotAllowed",
-  500: "InternalError",
-  503: "ServiceUnavailable",
-};
-
-function sendStatus(
-  response: ServerResponse,
-  code: number,
-  message: string,
-  alreadyExists = false,
-): void {
-  sendJson(response, code, {
-    kind: "Status",
-    apiVersion: "v1",
-    metadata: {},
-    status: "Failure",
-    message,
-    reason: alreadyExists ? "AlreadyExists" : (REASONS[code] ?? "Unknown"),
-    code,
-  });
 }
