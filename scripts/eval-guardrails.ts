@@ -69,7 +69,11 @@ function both(name: string, rows: DevRow[], flagged: (r: DevRow) => boolean): Ro
 }
 
 function main(): void {
-  console.log(`eval sets: ${evalDir()}\n`);
+  console.log(`eval sets: ${evalDir()}`);
+  console.log(
+    '"all" rows include rows the classifiers were trained on; "held-out split" rows were not.\n' +
+      "5-fold cross-validated numbers: npx tsx scripts/train-guardrail-models.ts --cv\n",
+  );
   const deepset = loadDevSet(DEV_FILES.deepset);
   const notInject = loadDevSet(DEV_FILES.notInject);
   const wildguard = loadDevSet(DEV_FILES.wildguardBenign);

@@ -4,8 +4,8 @@
  * small hashed n-gram classifier. Pure and bounded: linear in the (capped) input.
  */
 import { buildScanViews, type ScanView } from "../normalize/scan-views.js";
-import { predict, predictHashes, type LinearModel } from "../models/linear-model.js";
-import { scanFeatureHashes } from "../models/model-text.js";
+import { predict, predictCounts, type LinearModel } from "../models/linear-model.js";
+import { scanFeatureCounts } from "../models/model-text.js";
 import { anchored, anchoredMatches, wordIndex } from "../normalize/word-anchors.js";
 import { INJECTION_PATTERNS } from "./injection-patterns.js";
 import { INJECTION_MODEL } from "./injection-model.js";
@@ -62,7 +62,7 @@ export function combineSignals(signals: InjectionSignal[]): number {
 }
 
 function classifierWeight(model: LinearModel, views: ScanView[]): number {
-  let p = predictHashes(model, scanFeatureHashes(views))[1]!;
+  let p = predictCounts(model, scanFeatureCounts(views))[1]!;
   for (const v of views) if (ENCODED_VIEWS.has(v.kind)) p = Math.max(p, predict(model, v.text)[1]!);
   return Math.max(0, (p - CLASSIFIER_FLOOR) / (1 - CLASSIFIER_FLOOR));
 }

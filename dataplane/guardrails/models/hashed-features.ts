@@ -69,12 +69,24 @@ export function featureHashes(foldedText: string): Uint32Array {
 }
 
 /** Buckets the hashes into `dims` (a power of two), log-scaled counts, L2-normalised. */
-export function vectorize(hashes: Uint32Array, dims: number): SparseVector {
+function scratchOf(dims: number): Float32Array {
   let scratch = scratchBySize.get(dims);
   if (scratch === undefined) {
     scratch = new Float32Array(dims);
     scratchBySize.set(dims, scratch);
   }
+  return scratch;
+}
+
+/** Raw counts per bucket (`dims` a power of two): the touched buckets and their counts. */
+export interface BucketCounts {
+  dims: number;
+  indices: Int32Array;
+  counts: Float32Array;
+}
+
+export function countBuckets(hashes: Uint32Array, dims: number): BucketCounts {
+  const scratch = scratchOf(dims);
   const mask = dims - 1;
   const touched = new Int32Array(Math.min(hashes.length, dims));
   let t = 0;
@@ -84,18 +96,63 @@ export function vectorize(hashes: Uint32Array, dims: number): SparseVector {
     scratch[i]! += 1;
   }
   const indices = touched.slice(0, t);
-  const values = new Float32Array(t);
-  let norm = 0;
+  const counts = new Float32Array(t);
   for (let k = 0; k < t; k++) {
-    const count = scratch[indices[k]!]!;
+    counts[k] = scratch[indices[k]!]!;
+    scratch[indices[k]!] = 0;
+  }
+  return { dims, indices, counts };
+}
+
+/**
+ * Log-scaled, L2-normalised features at `dims` (a power of two no larger than `c.dims`): buckets
+ * of a larger size fold exactly onto a smaller one, so one count serves several models.
+ */
+export function vectorizeCounts(c: BucketCounts, dims: number): SparseVector {
+  let indices = c.indices;
+  let counts = c.counts;
+  if (dims !== c.dims) {
+    const folded = countBucketsOf(c, dims);
+    indices = folded.indices;
+    counts = folded.counts;
+  }
+  const values = new Float32Array(indices.length);
+  let norm = 0;
+  for (let k = 0; k < indices.length; k++) {
+    const count = counts[k]! | 0;
     const v = count < LOG_TABLE.length ? LOG_TABLE[count]! : 1 + Math.log(count);
     values[k] = v;
     norm += v * v;
-    scratch[indices[k]!] = 0;
   }
   norm = Math.sqrt(norm) || 1;
   for (let k = 0; k < values.length; k++) values[k]! /= norm;
   return { indices, values };
+}
+
+function countBucketsOf(
+  c: BucketCounts,
+  dims: number,
+): { indices: Int32Array; counts: Float32Array } {
+  const scratch = scratchOf(dims);
+  const mask = dims - 1;
+  const touched = new Int32Array(Math.min(c.indices.length, dims));
+  let t = 0;
+  for (let k = 0; k < c.indices.length; k++) {
+    const i = c.indices[k]! & mask;
+    if (scratch[i] === 0) touched[t++] = i;
+    scratch[i]! += c.counts[k]!;
+  }
+  const indices = touched.slice(0, t);
+  const counts = new Float32Array(t);
+  for (let k = 0; k < t; k++) {
+    counts[k] = scratch[indices[k]!]!;
+    scratch[indices[k]!] = 0;
+  }
+  return { indices, counts };
+}
+
+export function vectorize(hashes: Uint32Array, dims: number): SparseVector {
+  return vectorizeCounts(countBuckets(hashes, dims), dims);
 }
 
 export function hashedFeatures(foldedText: string, dims: number): SparseVector {

@@ -3,7 +3,12 @@
  * weights quantised to int8 (one scale per class), base64-encoded. Loading decodes once at import;
  * scoring is a sparse dot product per class.
  */
-import { hashedFeatures, vectorize, type SparseVector } from "./hashed-features.js";
+import {
+  hashedFeatures,
+  vectorizeCounts,
+  type BucketCounts,
+  type SparseVector,
+} from "./hashed-features.js";
 
 export interface StoredLinearModel {
   /** What the model is for and how it was made (data sources, split, date). */
@@ -72,9 +77,9 @@ export function predict(model: LinearModel, foldedText: string): Float64Array {
   return softmax(logitsOf(model, hashedFeatures(foldedText, model.dims)));
 }
 
-/** Class probabilities from precomputed feature hashes (shared by several models). */
-export function predictHashes(model: LinearModel, hashes: Uint32Array): Float64Array {
-  return softmax(logitsOf(model, vectorize(hashes, model.dims)));
+/** Class probabilities from precomputed bucket counts (shared by several models). */
+export function predictCounts(model: LinearModel, counts: BucketCounts): Float64Array {
+  return softmax(logitsOf(model, vectorizeCounts(counts, model.dims)));
 }
 
 /** Quantise trained float weights into the stored form. */

@@ -5,23 +5,34 @@
 import { foldText } from "../normalize/fold-characters.js";
 import { foldLeetspeak } from "../normalize/leetspeak.js";
 import type { ScanView } from "../normalize/scan-views.js";
-import { featureHashes, MAX_FEATURE_CHARS } from "./hashed-features.js";
+import {
+  countBuckets,
+  featureHashes,
+  MAX_FEATURE_CHARS,
+  type BucketCounts,
+} from "./hashed-features.js";
 
 export function modelText(input: string): string {
   return foldLeetspeak(foldText(input, MAX_FEATURE_CHARS).text);
 }
 
-const hashCache = new WeakMap<readonly ScanView[], Uint32Array>();
+/** Every bundled model has at most this many buckets. */
+export const MAX_MODEL_DIMS = 1 << 16;
+
+const countCache = new WeakMap<readonly ScanView[], BucketCounts>();
 
 /**
- * Feature hashes of the model text of a scan, computed once per scan and shared by every model
- * (the folded view's `modelText`: the same text `modelText` gives).
+ * Bucketed feature counts of the model text of a scan (the folded view's `modelText`, the same
+ * text `modelText` gives), computed once per scan and shared by every model.
  */
-export function scanFeatureHashes(views: readonly ScanView[]): Uint32Array {
-  let hashes = hashCache.get(views);
-  if (hashes === undefined) {
-    hashes = featureHashes(views[0]?.modelText ?? views[0]?.text ?? "");
-    hashCache.set(views, hashes);
+export function scanFeatureCounts(views: readonly ScanView[]): BucketCounts {
+  let counts = countCache.get(views);
+  if (counts === undefined) {
+    counts = countBuckets(
+      featureHashes(views[0]?.modelText ?? views[0]?.text ?? ""),
+      MAX_MODEL_DIMS,
+    );
+    countCache.set(views, counts);
   }
-  return hashes;
+  return counts;
 }

@@ -44,7 +44,8 @@ function isDigitCode(c: number): boolean {
  * so the folded text's origin map still applies. Returns `text` itself when nothing changed.
  */
 export function foldLeetspeak(text: string): string {
-  let out: string[] | undefined;
+  let out = "";
+  let copied = 0;
   let i = 0;
   const n = text.length;
   while (i < n) {
@@ -62,15 +63,55 @@ export function foldLeetspeak(text: string): string {
     const after = j < n && isLetterCode(text.charCodeAt(j));
     const opensWord = (text[i] === "$" || text[i] === "@") && after && !before;
     if (digitsOnly ? before || after : (before && after) || opensWord) {
-      out ??= text.split("");
-      for (let k = i; k < j; k++) out[k] = LEET[text[k]!]!;
+      out += text.slice(copied, i);
+      for (let k = i; k < j; k++) out += String.fromCharCode(leetCode(text.charCodeAt(k)));
+      copied = j;
     }
     i = j;
   }
-  return out === undefined ? text : out.join("");
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
-const SPELLED_OUT = /(?<![\p{L}\p{N}])\p{L}(?:[ .\-_*·]\p{L}){3,}(?![\p{L}\p{N}])/gu;
+function isSpellSeparator(c: number): boolean {
+  return c === 32 || c === 46 || c === 45 || c === 95 || c === 42 || c === 0xb7;
+}
+
+/**
+ * Runs of 4+ single letters separated by one separator (" ", ".", "-", "_", "*", "·"), as
+ * [start, end) spans, found in one linear pass.
+ */
+function spelledOutRuns(text: string): [number, number][] {
+  const runs: [number, number][] = [];
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const startsWord = i === 0 || !isWordCode(text.charCodeAt(i - 1));
+    if (!startsWord || !isLetterCode(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    let letters = 1;
+    while (
+      j + 1 < n &&
+      isSpellSeparator(text.charCodeAt(j)) &&
+      isLetterCode(text.charCodeAt(j + 1)) &&
+      (j + 2 >= n || !isWordCode(text.charCodeAt(j + 2)))
+    ) {
+      j += 2;
+      letters++;
+    }
+    if (letters >= 4 && (j >= n || !isWordCode(text.charCodeAt(j)))) {
+      runs.push([i, j]);
+      i = j;
+    } else i++;
+  }
+  return runs;
+}
+
+function isWordCode(c: number): boolean {
+  return isLetterCode(c) || isDigitCode(c) || c >= 0x250;
+}
 
 /**
  * Join words spelled letter by letter. Returns a new folded text (with a composed origin map) or
@@ -78,23 +119,21 @@ const SPELLED_OUT = /(?<![\p{L}\p{N}])\p{L}(?:[ .\-_*·]\p{L}){3,}(?![\p{L}\p{N}
  */
 export function joinSpelledOut(folded: FoldedText): FoldedText | undefined {
   const { text } = folded;
-  SPELLED_OUT.lastIndex = 0;
-  if (!SPELLED_OUT.test(text)) return undefined;
-  SPELLED_OUT.lastIndex = 0;
+  const runs = spelledOutRuns(text);
+  if (runs.length === 0) return undefined;
   let out = "";
   const origin: number[] = [];
   let last = 0;
-  for (const m of text.matchAll(SPELLED_OUT)) {
-    const start = m.index;
+  for (const [start, end] of runs) {
     for (let k = last; k < start; k++) {
       out += text[k];
       origin.push(folded.origin[k]!);
     }
-    for (let k = start; k < start + m[0].length; k += 2) {
+    for (let k = start; k < end; k += 2) {
       out += text[k];
       origin.push(folded.origin[k]!);
     }
-    last = start + m[0].length;
+    last = end;
   }
   for (let k = last; k < text.length; k++) {
     out += text[k];

@@ -1,9 +1,9 @@
 import test from "ava";
 import { anchored, anchoredMatches, anchorsOf, wordIndex } from "./word-anchors.js";
 
-test("anchors are the leading words of a pattern's alternatives, cut to four letters", (t) => {
+test("anchors are the leading words of a pattern's alternatives, cut to four letters; short words followed by a space are whole-word anchors ($)", (t) => {
   t.deepEqual(anchorsOf("(?:ignore|forget(?:ting)?|do not) (?:all|the)")?.sort(), [
-    "do",
+    "do$",
     "forg",
     "igno",
   ]);
@@ -20,6 +20,15 @@ test("anchored matching finds what a full scan finds, and nothing that starts mi
     [7, "ignore all rules"],
     [55, "disregard the rules"],
   ]);
+});
+
+test("a whole-word anchor only fires on that word", (t) => {
+  const p = anchored(/(?:i want|ich will) more/gu);
+  const text = "in want more? i want more. ich will more";
+  t.deepEqual(
+    [...anchoredMatches(p, text, wordIndex(text), 10)].map((m) => m.index),
+    [14, 27],
+  );
 });
 
 test("patterns without anchors are scanned for everywhere", (t) => {

@@ -20,11 +20,16 @@ function isWordCode(c: number): boolean {
  */
 interface TrieNode {
   next: Map<number, TrieNode>;
-  /** Ids of anchors that end at this node. */
+  /** Ids of prefix anchors that end at this node. */
   ids: number[];
+  /** Ids of whole-word anchors ("i", "no") that end at this node: only a word ending here counts. */
+  wordIds: number[];
 }
 
-const TRIE: TrieNode = { next: new Map(), ids: [] };
+/** Marks a whole-word anchor: short words like "i" or "do" as prefixes would match half the text. */
+const WHOLE_WORD = "$";
+
+const TRIE: TrieNode = { next: new Map(), ids: [], wordIds: [] };
 const ANCHOR_IDS = new Map<string, number>();
 
 function anchorId(anchor: string): number {
@@ -32,17 +37,19 @@ function anchorId(anchor: string): number {
   if (id !== undefined) return id;
   id = ANCHOR_IDS.size;
   ANCHOR_IDS.set(anchor, id);
+  const whole = anchor.endsWith(WHOLE_WORD);
+  const letters = whole ? anchor.slice(0, -1) : anchor;
   let node = TRIE;
-  for (let k = 0; k < anchor.length; k++) {
-    const c = anchor.charCodeAt(k);
+  for (let k = 0; k < letters.length; k++) {
+    const c = letters.charCodeAt(k);
     let child = node.next.get(c);
     if (child === undefined) {
-      child = { next: new Map(), ids: [] };
+      child = { next: new Map(), ids: [], wordIds: [] };
       node.next.set(c, child);
     }
     node = child;
   }
-  node.ids.push(id);
+  (whole ? node.wordIds : node.ids).push(id);
   return id;
 }
 
@@ -71,29 +78,15 @@ export function wordIndex(text: string, owner?: object): WordIndex {
       node = node.next.get(c);
       if (node !== undefined) {
         for (const id of node.ids) (index[id] ??= []).push(start);
+        if (node.wordIds.length > 0 && !isWordCode(text.charCodeAt(start + k + 1))) {
+          for (const id of node.wordIds) (index[id] ??= []).push(start);
+        }
       }
     }
     while (i < n && isWordCode(text.charCodeAt(i))) i++;
   }
   if (owner !== undefined) indexCache.set(owner, index);
   return index;
-}
-
-/** Sorted start offsets of the words that begin with one of the anchors. */
-export function anchorPositions(anchorIds: readonly number[], index: WordIndex): number[] {
-  let positions: number[] | undefined;
-  let merged = false;
-  for (const id of anchorIds) {
-    const starts = index[id];
-    if (starts === undefined) continue;
-    if (positions === undefined) positions = starts;
-    else {
-      positions = positions.concat(starts);
-      merged = true;
-    }
-  }
-  if (positions === undefined) return [];
-  return merged ? [...new Set(positions)].sort((x, y) => x - y) : positions;
 }
 
 /** A pattern ready for anchored matching: its anchors and a sticky copy of its regex. */
@@ -116,7 +109,8 @@ export function anchored(regex: RegExp): AnchoredRegex {
 
 /**
  * Matches of the pattern in `text`, at most `max`: tried only at anchor positions when the pattern
- * has anchors, else scanned for everywhere. Matches that start inside a word are skipped.
+ * has anchors (in anchor order, possibly overlapping or repeated), else scanned for everywhere.
+ * Matches that start inside a word are skipped.
  */
 export function* anchoredMatches(
   p: AnchoredRegex,
@@ -139,15 +133,18 @@ export function* anchoredMatches(
     }
     return;
   }
-  let next = 0;
-  for (const pos of anchorPositions(p.anchors, index)) {
-    if (pos < next) continue;
-    p.sticky.lastIndex = pos;
-    const m = p.sticky.exec(text);
-    if (m === null) continue;
-    next = pos + Math.max(m[0].length, 1);
-    yield m;
-    if (++found >= max) return;
+  // Each anchor's word starts in turn; a word start that matches several anchors is tried once
+  // per anchor, and callers de-duplicate by span.
+  for (const id of p.anchors) {
+    const starts = index[id];
+    if (starts === undefined) continue;
+    for (const pos of starts) {
+      p.sticky.lastIndex = pos;
+      const m = p.sticky.exec(text);
+      if (m === null) continue;
+      yield m;
+      if (++found >= max) return;
+    }
   }
 }
 
@@ -170,13 +167,19 @@ function topLevelAlternatives(body: string): string[] {
   return out;
 }
 
-/** The literal word characters an alternative starts with (an optional last one excluded). */
+/**
+ * The literal word characters an alternative starts with (an optional last one excluded), marked
+ * as a whole word when it is short and followed by a space or apostrophe ("i want" -> "i$").
+ */
 function literalStart(alternative: string): string {
   let k = 0;
   while (k < alternative.length && isWordCode(alternative.charCodeAt(k))) k++;
   const next = alternative[k];
   if (next === "?" || next === "*" || next === "{") k--;
-  return alternative.slice(0, Math.max(k, 0));
+  const literal = alternative.slice(0, Math.max(k, 0));
+  const whole =
+    literal.length > 0 && literal.length < ANCHOR_LENGTH && (next === " " || next === "'");
+  return whole ? literal + WHOLE_WORD : literal.slice(0, ANCHOR_LENGTH);
 }
 
 /** Index of the parenthesis closing the group that opens at `open`. */
@@ -205,7 +208,7 @@ function alternativeAnchors(alternative: string, into: Set<string>): boolean {
   }
   const literal = literalStart(alt);
   if (literal.length === 0) return false;
-  into.add(literal.slice(0, ANCHOR_LENGTH));
+  into.add(literal);
   return true;
 }
 

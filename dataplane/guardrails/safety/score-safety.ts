@@ -4,8 +4,9 @@
  * it), combined by noisy-OR with the small hashed n-gram classifier. Pure and linear in the input.
  */
 import { buildScanViews, type ScanView } from "../normalize/scan-views.js";
-import { predictHashes, type LinearModel } from "../models/linear-model.js";
-import { scanFeatureHashes } from "../models/model-text.js";
+import { predictCounts, type LinearModel } from "../models/linear-model.js";
+import { scanFeatureCounts } from "../models/model-text.js";
+import type { BucketCounts } from "../models/hashed-features.js";
 import { B, E, rx } from "../injection/injection-pattern.js";
 import {
   anchored,
@@ -49,8 +50,13 @@ const COMPILED = SAFETY_CATEGORIES.map((category) => ({
   topic: compile(SAFETY_LEXICON[category].topic),
 }));
 
+const ZERO_SCORES = Object.fromEntries(SAFETY_CATEGORIES.map((c) => [c, 0])) as Record<
+  SafetyCategory,
+  number
+>;
+
 function emptyScores(): Record<SafetyCategory, number> {
-  return Object.fromEntries(SAFETY_CATEGORIES.map((c) => [c, 0])) as Record<SafetyCategory, number>;
+  return { ...ZERO_SCORES };
 }
 
 function lexiconSignals(views: ScanView[], texts: Map<SafetySignal, string>): SafetySignal[] {
@@ -119,11 +125,11 @@ export interface SafetyModels {
 /** Classifier score per category: the hazard probability, shared out relative to the top category. */
 function classifierScores(
   models: SafetyModels,
-  hashes: Uint32Array,
+  counts: BucketCounts,
   floor: number,
 ): Record<SafetyCategory, number> {
-  const hazard = predictHashes(models.hazard, hashes)[1]!;
-  const q = predictHashes(models.category, hashes);
+  const hazard = predictCounts(models.hazard, counts)[1]!;
+  const q = predictCounts(models.category, counts);
   let top = 0;
   for (const v of q) top = Math.max(top, v);
   const scores = emptyScores();
@@ -159,7 +165,7 @@ export function scoreSafetyWith(
   const learned =
     models === undefined
       ? emptyScores()
-      : classifierScores(models, scanFeatureHashes(views), floor);
+      : classifierScores(models, scanFeatureCounts(views), floor);
   const scores = emptyScores();
   let max = 0;
   for (const c of SAFETY_CATEGORIES) {
