@@ -1,0 +1,353 @@
+import {
+  type CommonResponse,
+  type DeepPartial,
+  type HttpBody,
+  type HttpHeaders,
+  type ProcessingRequest,
+  ProcessingResponse,
+} from "../../../proto/gen/envoy/service/ext_proc/v3/external_processor.js";
+import type { AppContext } from "../../app/context.js";
+import { GatewayError, toGatewayError } from "../../core/errors.js";
+import type { InferenceCall } from "../../core/inference-call.js";
+import { failCall } from "../http/compat/call-lifecycle.js";
+import { requestIdFrom } from "../http/request-id.js";
+import { isUndecided, undecidedError, withinDeadline } from "../grpc/decision-deadline.js";
+import type { EnvoyAdapterOptions } from "../grpc/envoy-options.js";
+import { inferenceEndpointOf, isInferencePath, pathOnly } from "../grpc/envoy-paths.js";
+import { readHeaderMap, setHeaders } from "./header-map.js";
+import { toImmediateResponse } from "./immediate-response.js";
+import { callFromBody, forwardPlan, type RequestFacts } from "./request-admission.js";
+import { ResponseRelay, type ResponseKind } from "./response-relay.js";
+
+type Phase = "requestHeaders" | "requestBody" | "responseHeaders" | "responseBody";
+type Answer = ProcessingResponse | undefined;
+
+/** Headers only the gateway may set on the forwarded request: a caller's copies are dropped. */
+const OUR_REQUEST_HEADERS = [
+  "x-evident-upstream",
+  "x-evident-upstream-host",
+  "x-evident-customer-id",
+  "x-evident-classification",
+];
+
+/**
+ * One ext_proc stream = one HTTP request through Envoy. Each message gets exactly one answer, in
+ * order; the call is finished (metered and audited) exactly once, whichever way the exchange ends:
+ * end of the response body, end_of_stream on the response headers, trailers, a refusal, a failure,
+ * Envoy half-closing early (skipped phases) or resetting (client gone).
+ */
+export class ProcessExchange {
+  private requestId = "";
+  private facts: RequestFacts | undefined;
+  /** Not enforced here (public or non-inference path, or fail-open): answer CONTINUE to all. */
+  private passThrough = false;
+  private readonly requestChunks: Buffer[] = [];
+  private requestBytes = 0;
+  private call: InferenceCall | undefined;
+  private targetId: string | undefined;
+  private response: ResponseRelay | undefined;
+  private finished = false;
+  /** Set once Envoy's answer for the caller is decided (immediate response): nothing more to do. */
+  private closed = false;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly options: EnvoyAdapterOptions,
+  ) {}
+
+  /** Whether an immediate response ended processing; the stream can be closed. */
+  get done(): boolean {
+    return this.closed;
+  }
+
+  async handle(message: ProcessingRequest): Promise<Answer> {
+    const request = message.request;
+    if (request === undefined || this.closed) return undefined;
+    try {
+      switch (request.$case) {
+        case "requestHeaders":
+          return await this.onRequestHeaders(request.value);
+        case "requestBody":
+          return await this.onRequestBody(request.value);
+        case "requestTrailers":
+          return await this.onRequestTrailers();
+        case "responseHeaders":
+          return await this.onResponseHeaders(request.value);
+        case "responseBody":
+          return await this.onResponseBody(request.value);
+        case "responseTrailers":
+          return await this.onResponseTrailers();
+      }
+    } catch (err) {
+      return this.refuse(err);
+    }
+  }
+
+  /** Envoy ended the stream: "end" after the exchange (or with phases skipped), "reset" if the
+   * caller went away. Finishes a call that is still open. */
+  async streamEnded(how: "end" | "reset"): Promise<void> {
+    const call = this.call;
+    if (call === undefined || this.finished) return;
+    if (this.response === undefined && this.targetId !== undefined) {
+      this.ctx.health.released(this.targetId);
+    }
+    if (how === "reset") {
+      call.outcome = "client_aborted";
+      await this.finishOnce(() =>
+        failCall(this.ctx, call, new GatewayError("upstream_unavailable", "the client went away")),
+      );
+      return;
+    }
+    if (this.response !== undefined && (call.status ?? 200) < 400) {
+      // The response body was not sent to us (response_body_mode NONE): nothing left to scan.
+      call.outcome = "completed";
+      call.status ??= 200;
+      await this.finishOnce(() => this.ctx.pipeline.finish(call));
+      return;
+    }
+    const reason = "backend error: the exchange ended without a response";
+    await this.finishOnce(() =>
+      failCall(this.ctx, call, new GatewayError("upstream_unavailable", reason)),
+    );
+  }
+
+  private async onRequestHeaders(value: HttpHeaders): Promise<Answer> {
+    const headers = readHeaderMap(value.headers);
+    this.requestId = requestIdFrom(headers["x-request-id"], this.ctx.config.TRUST_REQUEST_ID);
+    const path = headers[":path"] ?? "/";
+    const endpoint = inferenceEndpointOf(path);
+    if (!isInferencePath(path)) {
+      this.passThrough = true;
+      return answer("requestHeaders");
+    }
+    let caller;
+    try {
+      caller = await withinDeadline(
+        this.ctx.authenticator.authenticate(headers.authorization),
+        this.options.decisionTimeoutMs,
+      );
+    } catch (err) {
+      if (isUndecided(err) && this.options.failureMode === "open") {
+        this.undecided(err);
+        return answer("requestHeaders");
+      }
+      throw err;
+    }
+    if (endpoint === undefined) {
+      // GET /v1/models and the like: answered by the REST façade behind Envoy.
+      this.passThrough = true;
+      return answer("requestHeaders");
+    }
+    if (endpoint === "audio.transcriptions") {
+      throw new GatewayError(
+        "invalid_request",
+        "audio transcriptions are served by the REST façade: route /v1/audio/ to the data plane's HTTP port",
+      );
+    }
+    if ((headers[":method"] ?? "POST").toUpperCase() !== "POST") {
+      throw new GatewayError(
+        "method_not_allowed",
+        `method ${headers[":method"]} is not allowed on ${pathOnly(path)}; allowed: POST`,
+        { headers: { allow: "POST" } },
+      );
+    }
+    if (value.endOfStream) {
+      throw new GatewayError("invalid_json", "request body is empty; a JSON body is required");
+    }
+    const contentType = (headers["content-type"] ?? "").toLowerCase();
+    if (!contentType.startsWith("application/json")) {
+      throw new GatewayError(
+        "unsupported_media_type",
+        "unsupported Content-Type: send application/json",
+      );
+    }
+    if (Number(headers["content-length"] ?? 0) > this.ctx.config.MAX_BODY_BYTES) {
+      throw new GatewayError("request_too_large", "request body is larger than the limit");
+    }
+    this.facts = { requestId: this.requestId, endpoint, caller, headers };
+    const remove = [...OUR_REQUEST_HEADERS];
+    if (this.options.removeAuthorizationIn === "ext_proc") remove.push("authorization");
+    return answer("requestHeaders", {
+      headerMutation: {
+        setHeaders: setHeaders({ "x-request-id": this.requestId }),
+        removeHeaders: remove,
+      },
+    });
+  }
+
+  private async onRequestBody(value: HttpBody): Promise<Answer> {
+    const facts = this.facts;
+    if (this.passThrough || facts === undefined || this.call !== undefined) {
+      return answer("requestBody");
+    }
+    this.requestBytes += value.body.length;
+    if (this.requestBytes > this.ctx.config.MAX_BODY_BYTES) {
+      throw new GatewayError("request_too_large", "request body is larger than the limit");
+    }
+    this.requestChunks.push(value.body);
+    if (!value.endOfStream) {
+      // STREAMED request bodies: hold every chunk, release the whole (rewritten) body at the end.
+      return answer("requestBody", {
+        headerMutation: { removeHeaders: ["content-length"] },
+        bodyMutation: { mutation: { $case: "clearBody", value: true } },
+      });
+    }
+    const call = callFromBody(this.ctx, facts, Buffer.concat(this.requestChunks));
+    this.call = call;
+    try {
+      await withinDeadline(this.ctx.pipeline.admit(call), this.options.decisionTimeoutMs);
+    } catch (err) {
+      if (isUndecided(err) && this.options.failureMode === "open") {
+        this.undecided(err);
+        await this.finishOnce(() => failCall(this.ctx, call, undecidedError(err)));
+        return answer("requestBody");
+      }
+      throw err;
+    }
+    const plan = forwardPlan(call);
+    call.target = plan.target;
+    this.targetId = plan.target.id;
+    this.ctx.health.started(plan.target.id);
+    return answer("requestBody", {
+      headerMutation: { setHeaders: setHeaders(plan.headers) },
+      bodyMutation: { mutation: { $case: "body", value: plan.body } },
+      clearRouteCache: true,
+    });
+  }
+
+  private async onRequestTrailers(): Promise<Answer> {
+    if (this.passThrough || this.facts === undefined || this.call !== undefined) {
+      return ProcessingResponse.fromPartial({
+        response: { $case: "requestTrailers", value: {} },
+      });
+    }
+    // Trailers end a body that never had end_of_stream: it was held and cannot be released now.
+    throw new GatewayError(
+      "invalid_request",
+      "request trailers are not supported on inference endpoints",
+    );
+  }
+
+  private async onResponseHeaders(value: HttpHeaders): Promise<Answer> {
+    const call = this.call;
+    if (this.passThrough || call === undefined || this.finished) return answer("responseHeaders");
+    const headers = readHeaderMap(value.headers);
+    const status = Number(headers[":status"] ?? 200);
+    if (this.targetId !== undefined) {
+      if (status >= 500) this.ctx.health.failed(this.targetId);
+      else this.ctx.health.succeeded(this.targetId);
+    }
+    if (status >= 500) {
+      throw new GatewayError("upstream_unavailable", `backend error: upstream answered ${status}`);
+    }
+    const contentType = (headers["content-type"] ?? "").toLowerCase();
+    const kind: ResponseKind =
+      status >= 400
+        ? "upstream_error"
+        : contentType.startsWith("text/event-stream")
+          ? "sse"
+          : "json";
+    if (value.endOfStream && kind !== "upstream_error") {
+      throw new GatewayError("upstream_unavailable", "backend error: the response has no body");
+    }
+    call.status = status;
+    this.response = new ResponseRelay(this.ctx, call, kind, status, (work) =>
+      this.finishOnce(work),
+    );
+    const set: Record<string, string> = { ...call.responseHeaders, "x-request-id": call.requestId };
+    if (kind === "sse")
+      Object.assign(set, { "cache-control": "no-cache", "x-accel-buffering": "no" });
+    else set["content-type"] = "application/json; charset=utf-8";
+    if (value.endOfStream) await this.response.chunk(Buffer.alloc(0), true);
+    return answer("responseHeaders", {
+      headerMutation: { setHeaders: setHeaders(set), removeHeaders: ["content-length"] },
+    });
+  }
+
+  private async onResponseBody(value: HttpBody): Promise<Answer> {
+    const relay = this.response;
+    if (this.passThrough || relay === undefined) return answer("responseBody");
+    const result = await relay.chunk(value.body, value.endOfStream);
+    if (result.kind === "immediate") return this.immediate(result.error);
+    return answer("responseBody", {
+      bodyMutation: { mutation: { $case: "body", value: result.body } },
+    });
+  }
+
+  private async onResponseTrailers(): Promise<Answer> {
+    const relay = this.response;
+    const trailers = ProcessingResponse.fromPartial({
+      response: { $case: "responseTrailers", value: {} },
+    });
+    if (this.passThrough || relay === undefined || relay.finished) return trailers;
+    // Trailers end the body without end_of_stream on its last chunk.
+    const result = await relay.chunk(Buffer.alloc(0), true);
+    if (result.kind === "immediate" || result.body.length > 0) {
+      // What was held can no longer be released: the response is incomplete.
+      if (result.kind === "replace") {
+        await relay.fail(new GatewayError("upstream_unavailable", "backend error: trailers"));
+      }
+      return this.immediate(
+        result.kind === "immediate"
+          ? result.error
+          : new GatewayError("upstream_unavailable", "backend error: the stream was interrupted"),
+      );
+    }
+    return trailers;
+  }
+
+  /** A refusal or failure: record the call if there is one, and answer the caller. */
+  private async refuse(err: unknown): Promise<Answer> {
+    let error = toGatewayError(err);
+    if (isUndecided(err)) {
+      this.ctx.logger.error(
+        { request_id: this.requestId, err: String(err) },
+        "ext_proc could not decide",
+      );
+      error = undecidedError(err);
+    }
+    const call = this.call;
+    if (call !== undefined && !this.finished) {
+      if (this.response === undefined && this.targetId !== undefined) {
+        this.ctx.health.released(this.targetId);
+      }
+      await this.finishOnce(async () => {
+        error = await failCall(this.ctx, call, error);
+      });
+    }
+    return this.immediate(error);
+  }
+
+  private immediate(error: GatewayError): Answer {
+    this.closed = true;
+    return toImmediateResponse(error, this.requestId || requestIdFrom(undefined, false));
+  }
+
+  private undecided(err: unknown): void {
+    this.passThrough = true;
+    this.ctx.logger.error(
+      { request_id: this.requestId, err: String(err) },
+      "ext_proc could not decide; failure mode open lets the request through unchecked",
+    );
+  }
+
+  private async finishOnce(work: () => Promise<unknown>): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    try {
+      await work();
+    } catch (err) {
+      this.ctx.logger.error(
+        { request_id: this.requestId, err: String(err) },
+        "post-call processing failed",
+      );
+    }
+  }
+}
+
+/** A CONTINUE answer for a phase, with optional mutations. */
+function answer(phase: Phase, common: DeepPartial<CommonResponse> = {}): ProcessingResponse {
+  return ProcessingResponse.fromPartial({
+    response: { $case: phase, value: { response: common } },
+  });
+}
