@@ -2,7 +2,7 @@ import test from "ava";
 import OpenAI, { toFile } from "openai";
 import { startFakeUpstream, type FakeUpstream } from "./fakes/fake-openai-upstream.js";
 import { customerKey, deployModel } from "./support/inference-fixture.js";
-import { startTestApp, type RunningApp } from "./support/test-app.js";
+import { call, startTestApp, type RunningApp } from "./support/test-app.js";
 
 let gateway: RunningApp;
 let upstream: FakeUpstream;

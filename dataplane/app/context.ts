@@ -8,6 +8,8 @@ import type { RetentionSweeper } from "../audit/retention-sweeper.js";
 import type { Pipeline } from "../core/pipeline.js";
 import type { AuditRepository } from "../store/audit-repository.js";
 import type { RetentionRepository } from "../store/retention-repository.js";
+import type { GuardrailRepository } from "../store/guardrail-repository.js";
+import type { GuardConfigService } from "../guardrails/enforcement/guard-config.js";
 import type { Logger } from "../observability/logger.js";
 import type { BackendService } from "../registry/backend-service.js";
 import type { DeploymentService } from "../registry/deployment-service.js";
@@ -38,7 +40,9 @@ export interface AppContext {
     apiKeys: ApiKeyRepository;
     audit: AuditRepository;
     retention: RetentionRepository;
+    guardrails: GuardrailRepository;
   };
+  guardConfig: GuardConfigService;
   audit: AuditLog;
   sweeper: RetentionSweeper;
   authenticator: Authenticator;

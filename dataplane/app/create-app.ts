@@ -24,7 +24,7 @@ import { compatRoutes } from "../adapters/http/routes/compat.js";
 import { backendRoutes } from "../adapters/http/routes/backends.js";
 import { deploymentRoutes } from "../adapters/http/routes/deployments.js";
 import { modelRoutes } from "../adapters/http/routes/models.js";
-import { passThroughStage, Pipeline } from "../core/pipeline.js";
+import { Pipeline } from "../core/pipeline.js";
 import { BackendService } from "../registry/backend-service.js";
 import { DeploymentService } from "../registry/deployment-service.js";
 import { ModelService } from "../registry/model-service.js";
@@ -46,6 +46,10 @@ import { AuditRepository } from "../store/audit-repository.js";
 import { RetentionRepository } from "../store/retention-repository.js";
 import path from "node:path";
 import { buildLimits } from "./limits-wiring.js";
+import { guardrailRoutes } from "../adapters/http/routes/guardrails.js";
+import { GuardConfigService } from "../guardrails/enforcement/guard-config.js";
+import { requestGuardStage, responseGuardStage } from "../guardrails/enforcement/guard-stages.js";
+import { GuardrailRepository } from "../store/guardrail-repository.js";
 import type { AppContext, ReadinessCheck } from "./context.js";
 import { openStores, type Stores } from "./open-stores.js";
 
@@ -130,12 +134,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const sweeper = new RetentionSweeper(db, auditRepo, retentionRepo, clock, logger);
   sweeper.start(config.RETENTION_SWEEP_INTERVAL_MS);
 
+  const guardrailRepo = new GuardrailRepository(db);
+  const guardConfig = new GuardConfigService(guardrailRepo, broadcast, clock);
+  const stopGuardConfig = await guardConfig.start();
   const limits = await buildLimits({ config, clock, logger, metrics, db, redis });
   const pipeline = new Pipeline({
     limit: limits.stage,
-    guardRequest: passThroughStage("guard_request"),
+    guardRequest: requestGuardStage(guardConfig),
     route: routeStage(routing, health),
-    guardResponse: passThroughStage("guard_response"),
+    guardResponse: responseGuardStage(),
     meter: limits.meter,
     audit: audit.stage(),
   });
@@ -148,7 +155,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     db,
     redis,
     broadcast,
-    repos: { customers, apiKeys, audit: auditRepo, retention: retentionRepo },
+    repos: {
+      customers,
+      apiKeys,
+      audit: auditRepo,
+      retention: retentionRepo,
+      guardrails: guardrailRepo,
+    },
+    guardConfig,
     audit,
     sweeper,
     authenticator,
@@ -188,6 +202,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...backendRoutes(ctx),
     ...compatRoutes(ctx),
     ...auditRoutes(ctx),
+    ...guardrailRoutes(ctx),
     ...limits.routes(ctx),
   ];
   const openApiRoute = route({
@@ -216,6 +231,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       sweeper.stop();
       await writer.stop();
       await limits.close();
+      await stopGuardConfig().catch(() => undefined);
       await unsubscribe().catch(() => undefined);
       if (!options.stores) {
         await broadcast.close();

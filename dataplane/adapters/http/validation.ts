@@ -9,7 +9,15 @@ export function parseOrThrow<S extends z.ZodType>(
 ): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const detail: ValidationIssue[] = result.error.issues.map((issue) => ({
+  throw validationError(result.error, location);
+}
+
+/** A zod error as our 422, with one `detail` item per issue. */
+export function validationError(
+  error: z.ZodError,
+  location: "body" | "query" | "path",
+): GatewayError {
+  const detail: ValidationIssue[] = error.issues.map((issue) => ({
     loc: [location, ...issue.path.map((p) => (typeof p === "symbol" ? String(p) : p))],
     msg: issue.message,
     type: issue.code,
@@ -18,7 +26,7 @@ export function parseOrThrow<S extends z.ZodType>(
   const where = first ? first.loc.join(".") : location;
   const summary = first ? `${where}: ${first.msg}` : `invalid ${location}`;
   const more = detail.length > 1 ? ` (and ${detail.length - 1} more)` : "";
-  throw new GatewayError("validation_failed", `request validation failed: ${summary}${more}`, {
+  return new GatewayError("validation_failed", `request validation failed: ${summary}${more}`, {
     detail,
   });
 }
