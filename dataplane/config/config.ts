@@ -74,6 +74,18 @@ const configSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** Trust a sane X-Request-ID from the caller (else always generate one). */
   TRUST_REQUEST_ID: booleanFromEnv.default(true),
+  /** While Redis is unreachable: per-replica "local" limits, "open" (admit all) or "closed" (503). */
+  RATE_LIMIT_FAIL_MODE: z.enum(["local", "open", "closed"]).default("local"),
+  /** Replicas sharing the limits; the "local" fail mode allows each limit / EXPECTED_REPLICAS. */
+  EXPECTED_REPLICAS: z.coerce.number().int().min(1).max(1000).default(1),
+  /** Requests per minute per API key on the management API (/api/v1). */
+  MANAGEMENT_RPM: z.coerce.number().int().min(1).max(1_000_000).default(600),
+  /** Completion tokens reserved for a call that names no max_tokens. */
+  DEFAULT_MAX_TOKENS: z.coerce.number().int().min(1).max(1_000_000).default(1024),
+  /** How often metered usage is written to the store (aggregated per minute in between). */
+  USAGE_FLUSH_MS: z.coerce.number().int().min(50).max(600_000).default(5_000),
+  /** How long a customer's budget and custom limits are cached on a replica. */
+  LIMITS_CONFIG_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,0 +1,81 @@
+import { GatewayError } from "../core/errors.js";
+import type { InferenceCall } from "../core/inference-call.js";
+import type { PipelineStage } from "../core/pipeline.js";
+import type { BudgetSettingsCache } from "./budget-settings-cache.js";
+import { customerLimitKey } from "./limit-keys.js";
+import {
+  rateLimitsFor,
+  type Admission,
+  type RateLimiter,
+  type RateLimits,
+  type Reservation,
+} from "./rate-limits.js";
+import { estimateTokens } from "./token-estimate.js";
+
+export interface LimitStageDeps {
+  limiter: RateLimiter;
+  settings: BudgetSettingsCache;
+  defaultMaxTokens: number;
+}
+
+type Refusal = Exclude<Admission, { allowed: true }>;
+
+const LABEL = { requests: "requests per minute", tokens: "tokens per minute" } as const;
+
+/** The 429 or 503 for a refused admission, with the admission's headers. */
+export function refusalError(
+  admission: Refusal,
+  limits: RateLimits,
+  reserved: number,
+): GatewayError {
+  const headers: Record<string, string> = { ...admission.headers };
+  if (admission.reason === "unavailable") {
+    return new GatewayError(
+      "service_unavailable",
+      "rate limiting is unavailable (shared store unreachable); retry later",
+      { headers },
+    );
+  }
+  const value = admission.limit === "requests" ? limits.requestsPerMinute : limits.tokensPerMinute;
+  const wait = admission.retryAfterSeconds;
+  const message = admission.tooLarge
+    ? `request too large for the limit: ${LABEL.tokens} (${value}); it reserves ${reserved} ` +
+      `tokens (prompt + max_tokens), so waiting will not help: lower max_tokens or shorten the prompt`
+    : `rate limit exceeded: ${LABEL[admission.limit]} (${value}); retry after ${wait} second${
+        wait === 1 ? "" : "s"
+      }`;
+  return new GatewayError("rate_limit_exceeded", message, { headers });
+}
+
+/**
+ * The pipeline's limit stage: admits each inference call against its customer's per-minute
+ * limits (every key of a customer shares them), reserving the estimated tokens; after the call,
+ * settles the reservation to the real usage (0 when the call never reached a model).
+ */
+export function limitStage(deps: LimitStageDeps): PipelineStage {
+  const reservations = new WeakMap<InferenceCall, Reservation>();
+  return {
+    name: "limit",
+    async beforeForward(call) {
+      const customer = call.caller.customer;
+      const settings = await deps.settings.get(customer.id);
+      const custom: Partial<RateLimits> = {};
+      if (settings.requestsPerMinute !== null)
+        custom.requestsPerMinute = settings.requestsPerMinute;
+      if (settings.tokensPerMinute !== null) custom.tokensPerMinute = settings.tokensPerMinute;
+      const limits = rateLimitsFor(customer.tier, custom);
+      const reserve = estimateTokens(call, deps.defaultMaxTokens).total;
+      const admission = await deps.limiter.admit(customerLimitKey(customer.id), limits, reserve);
+      if (!admission.allowed) throw refusalError(admission, limits, reserve);
+      reservations.set(call, admission.reservation);
+      call.reservedTokens = reserve;
+      Object.assign(call.responseHeaders, admission.headers);
+    },
+    async afterCall(call) {
+      const reservation = reservations.get(call);
+      if (!reservation) return;
+      reservations.delete(call);
+      await deps.limiter.settle(reservation, call.usage?.totalTokens ?? 0);
+    },
+  };
+}
