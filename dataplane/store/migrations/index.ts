@@ -2,7 +2,6 @@ import { sql as customersAndKeys } from "./0001-customers-and-keys.js";
 import { sql as modelsDeploymentsBackends } from "./0002-models-deployments-backends.js";
 import { sql as audit } from "./0003-audit.js";
 import { sql as usageAndBudgets } from "./0004-usage-and-budgets.js";
-import { sql as usageAndBudgets } from "./0004-usage-and-budgets.js";
 import { sql as guardrails } from "./0005-guardrails.js";
 
 export interface Migration {
@@ -16,7 +15,6 @@ export const migrations: readonly Migration[] = [
   { id: 1, name: "customers-and-keys", sql: customersAndKeys },
   { id: 2, name: "models-deployments-backends", sql: modelsDeploymentsBackends },
   { id: 3, name: "audit", sql: audit },
-  { id: 4, name: "usage-and-budgets", sql: usageAndBudgets },
   { id: 4, name: "usage-and-budgets", sql: usageAndBudgets },
   { id: 5, name: "guardrails", sql: guardrails },
 ];
