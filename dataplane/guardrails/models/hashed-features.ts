@@ -33,15 +33,25 @@ const LOG_TABLE = Float32Array.from({ length: 64 }, (_, n) => (n === 0 ? 0 : 1 +
 const scratchBySize = new Map<number, Float32Array>();
 
 /** The raw 32-bit feature hashes of a folded text (repeats kept); vectorise per model size. */
-export function featureHashes(foldedText: string): Uint32Array {
+/**
+ * Counts the hashed features of a folded text into `dims` buckets (a power of two): word unigrams,
+ * word bigrams and character 4-grams (word-bounded by spaces).
+ */
+export function featureCounts(foldedText: string, dims: number): BucketCounts {
   const text =
     foldedText.length > MAX_FEATURE_CHARS ? foldedText.slice(0, MAX_FEATURE_CHARS) : foldedText;
-  const out = new Uint32Array(text.length * 3 + 2);
-  let n = 0;
+  const scratch = scratchOf(dims);
+  const mask = dims - 1;
+  const touched = new Int32Array(Math.min(text.length * 3 + 2, dims));
+  let t = 0;
+  const bump = (h: number): void => {
+    const i = h & mask;
+    if (scratch[i] === 0) touched[t++] = i;
+    scratch[i]! += 1;
+  };
   let prevWord = 0;
   let word = FNV_OFFSET;
   let inWord = false;
-  // Character 4-grams over a rolling window of the last four char codes (word-bounded by spaces).
   let c1 = 32;
   let c2 = 32;
   let c3 = 32;
@@ -53,22 +63,27 @@ export function featureHashes(foldedText: string): Uint32Array {
       inWord = true;
     } else if (inWord) {
       const w = mix(word, WORD_SEED);
-      out[n++] = w >>> 0;
-      if (prevWord !== 0) out[n++] = mix(mix(prevWord, w), BIGRAM_SEED) >>> 0;
+      bump(w);
+      if (prevWord !== 0) bump(mix(mix(prevWord, w), BIGRAM_SEED));
       prevWord = w;
       word = FNV_OFFSET;
       inWord = false;
     }
     const cc = wordChar ? c : 32;
-    if (!(cc === 32 && c3 === 32)) out[n++] = mix(mix(mix(mix(CHAR_SEED, c1), c2), c3), cc) >>> 0;
+    if (!(cc === 32 && c3 === 32)) bump(mix(mix(mix(mix(CHAR_SEED, c1), c2), c3), cc));
     c1 = c2;
     c2 = c3;
     c3 = cc;
   }
-  return out.subarray(0, n);
+  const indices = touched.slice(0, t);
+  const counts = new Float32Array(t);
+  for (let k = 0; k < t; k++) {
+    counts[k] = scratch[indices[k]!]!;
+    scratch[indices[k]!] = 0;
+  }
+  return { dims, indices, counts };
 }
 
-/** Buckets the hashes into `dims` (a power of two), log-scaled counts, L2-normalised. */
 function scratchOf(dims: number): Float32Array {
   let scratch = scratchBySize.get(dims);
   if (scratch === undefined) {
@@ -83,25 +98,6 @@ export interface BucketCounts {
   dims: number;
   indices: Int32Array;
   counts: Float32Array;
-}
-
-export function countBuckets(hashes: Uint32Array, dims: number): BucketCounts {
-  const scratch = scratchOf(dims);
-  const mask = dims - 1;
-  const touched = new Int32Array(Math.min(hashes.length, dims));
-  let t = 0;
-  for (let k = 0; k < hashes.length; k++) {
-    const i = hashes[k]! & mask;
-    if (scratch[i] === 0) touched[t++] = i;
-    scratch[i]! += 1;
-  }
-  const indices = touched.slice(0, t);
-  const counts = new Float32Array(t);
-  for (let k = 0; k < t; k++) {
-    counts[k] = scratch[indices[k]!]!;
-    scratch[indices[k]!] = 0;
-  }
-  return { dims, indices, counts };
 }
 
 /**
@@ -151,10 +147,6 @@ function countBucketsOf(
   return { indices, counts };
 }
 
-export function vectorize(hashes: Uint32Array, dims: number): SparseVector {
-  return vectorizeCounts(countBuckets(hashes, dims), dims);
-}
-
 export function hashedFeatures(foldedText: string, dims: number): SparseVector {
-  return vectorize(featureHashes(foldedText), dims);
+  return vectorizeCounts(featureCounts(foldedText, dims), dims);
 }

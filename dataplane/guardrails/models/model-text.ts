@@ -5,12 +5,7 @@
 import { foldText } from "../normalize/fold-characters.js";
 import { foldLeetspeak } from "../normalize/leetspeak.js";
 import type { ScanView } from "../normalize/scan-views.js";
-import {
-  countBuckets,
-  featureHashes,
-  MAX_FEATURE_CHARS,
-  type BucketCounts,
-} from "./hashed-features.js";
+import { featureCounts, MAX_FEATURE_CHARS, type BucketCounts } from "./hashed-features.js";
 
 export function modelText(input: string): string {
   return foldLeetspeak(foldText(input, MAX_FEATURE_CHARS).text);
@@ -28,10 +23,7 @@ const countCache = new WeakMap<readonly ScanView[], BucketCounts>();
 export function scanFeatureCounts(views: readonly ScanView[]): BucketCounts {
   let counts = countCache.get(views);
   if (counts === undefined) {
-    counts = countBuckets(
-      featureHashes(views[0]?.modelText ?? views[0]?.text ?? ""),
-      MAX_MODEL_DIMS,
-    );
+    counts = featureCounts(views[0]?.modelText ?? views[0]?.text ?? "", MAX_MODEL_DIMS);
     countCache.set(views, counts);
   }
   return counts;

@@ -129,6 +129,8 @@ function classifierScores(
   floor: number,
 ): Record<SafetyCategory, number> {
   const hazard = predictCounts(models.hazard, counts)[1]!;
+  // Below the floor no category can score: skip the category model (most texts end here).
+  if (hazard <= floor) return emptyScores();
   const q = predictCounts(models.category, counts);
   let top = 0;
   for (const v of q) top = Math.max(top, v);
