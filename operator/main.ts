@@ -49,6 +49,7 @@ async function main(): Promise<void> {
     resyncMs: config.resyncSeconds * 1000,
     identity: config.podName,
     concurrency: config.concurrency,
+    endpointTemplate: config.endpointTemplate,
     lease: config.leaderElection
       ? {
           namespace: config.leaseNamespace,

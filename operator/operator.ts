@@ -40,6 +40,8 @@ export interface OperatorOptions {
   lease: { namespace: string; name: string; durationMs: number; retryPeriodMs: number } | undefined;
   concurrency?: number;
   backoff?: BackoffPolicy;
+  /** endpoint_url template for running deployments; see deployment-workload.ts. */
+  endpointTemplate?: string;
 }
 
 export interface RunningOperator {
@@ -60,7 +62,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
   const controllers = new Map<string, Controller<unknown>>();
   for (const controller of [
     modelController(native),
-    deploymentController(native, kube),
+    deploymentController(native, kube, options.endpointTemplate),
     routeController(native),
     guardrailRuleController(native),
     legalHoldController(native),

@@ -35,6 +35,7 @@ test("every variable is read", (t) => {
     LEASE_DURATION_SECONDS: "30",
     RECONCILE_CONCURRENCY: "8",
     KUBECONFIG: "/tmp/kubeconfig",
+    ENDPOINT_URL_TEMPLATE: "http://{service}.{namespace}.svc.cluster.local:{port}/v1",
   });
   t.like(config, {
     watchNamespace: "team-a",
@@ -45,6 +46,7 @@ test("every variable is read", (t) => {
     leaseDurationSeconds: 30,
     concurrency: 8,
     kubeconfig: "/tmp/kubeconfig",
+    endpointTemplate: "http://{service}.{namespace}.svc.cluster.local:{port}/v1",
   });
 });
 
@@ -55,6 +57,7 @@ for (const [variable, value] of [
   ["METRICS_PORT", "70000"],
   ["LEASE_NAME", "Not_A_Name"],
   ["LEADER_ELECTION", "maybe"],
+  ["ENDPOINT_URL_TEMPLATE", "ftp://{service}"],
 ] as const) {
   test(`a bad ${variable} stops start-up with an error naming it and not echoing the value`, (t) => {
     const err = t.throws(() => loadOperatorConfig({ ...base, [variable]: value }), {

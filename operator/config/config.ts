@@ -16,6 +16,8 @@ export interface OperatorConfig {
   podName: string;
   concurrency: number;
   logLevel: string;
+  /** endpoint_url template with {service}, {namespace}, {port}. */
+  endpointTemplate: string;
   /** Path of a kubeconfig; absent means in-cluster (service account) or ~/.kube/config. */
   kubeconfig: string | undefined;
 }
@@ -51,6 +53,13 @@ const schema = z.object({
   RECONCILE_CONCURRENCY: integer(1, 64).default(4),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   KUBECONFIG: optionalText,
+  ENDPOINT_URL_TEMPLATE: z
+    .string()
+    .regex(
+      /^https?:\/\/\S+$/,
+      "must be an http(s) URL template, e.g. http://{service}.{namespace}.svc:{port}/v1",
+    )
+    .default("http://{service}.{namespace}.svc:{port}/v1"),
 });
 
 export class ConfigError extends Error {
@@ -93,5 +102,6 @@ export function loadOperatorConfig(
     concurrency: e.RECONCILE_CONCURRENCY,
     logLevel: e.LOG_LEVEL,
     kubeconfig: e.KUBECONFIG,
+    endpointTemplate: e.ENDPOINT_URL_TEMPLATE,
   };
 }

@@ -1,7 +1,7 @@
 import test from "ava";
 import type { DeploymentSpec, ModelSpec } from "../crd/specs.js";
 import { deploymentSpec } from "../crd/specs.js";
-import { buildAppsDeployment, workloadName } from "./deployment-workload.js";
+import { buildAppsDeployment, endpointUrl, workloadName } from "./deployment-workload.js";
 
 const model: ModelSpec = {
   name: "m",
@@ -72,4 +72,17 @@ test("workload names fit the 63-character DNS label limit and stay distinct", (t
   t.true(workloadName(long).length <= 63);
   t.not(workloadName(long), workloadName(`${long}b`));
   t.is(workloadName("llama"), "llama-engine");
+});
+
+test("the endpoint_url follows the Service name, namespace and port, or a configured template", (t) => {
+  t.is(endpointUrl("llama", "team-a", 8000), "http://llama-engine.team-a.svc:8000/v1");
+  t.is(
+    endpointUrl(
+      "llama",
+      "team-a",
+      9000,
+      "https://{service}.{namespace}.svc.cluster.local:{port}/v1",
+    ),
+    "https://llama-engine.team-a.svc.cluster.local:9000/v1",
+  );
 });

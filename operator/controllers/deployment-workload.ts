@@ -34,9 +34,23 @@ export function workloadLabels(crName: string): Record<string, string> {
   };
 }
 
-/** The endpoint_url the data plane routes to: the Service's cluster DNS name and the OpenAI path. */
-export function endpointUrl(crName: string, namespace: string, port: number): string {
-  return `http://${workloadName(crName)}.${namespace}.svc:${port}/v1`;
+/** Default endpoint_url: the Service's cluster DNS name and the OpenAI-compatible path. */
+export const DEFAULT_ENDPOINT_TEMPLATE = "http://{service}.{namespace}.svc:{port}/v1";
+
+/**
+ * The endpoint_url the data plane routes to, from a template with {service}, {namespace} and
+ * {port} (e.g. "http://{service}.{namespace}.svc.cluster.local:{port}/v1").
+ */
+export function endpointUrl(
+  crName: string,
+  namespace: string,
+  port: number,
+  template = DEFAULT_ENDPOINT_TEMPLATE,
+): string {
+  return template
+    .replaceAll("{service}", workloadName(crName))
+    .replaceAll("{namespace}", namespace)
+    .replaceAll("{port}", String(port));
 }
 
 function ownerReference(input: WorkloadInput): KubeObject["metadata"]["ownerReferences"] {

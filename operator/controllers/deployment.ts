@@ -8,7 +8,7 @@ import { findCondition, type ConditionInput } from "../runtime/conditions.js";
 import type { Controller, SyncContext, SyncResult } from "../runtime/controller.js";
 import { sameJson } from "../runtime/json-compare.js";
 import { nativeFailure } from "../runtime/sync-failure.js";
-import { endpointUrl, workloadName } from "./deployment-workload.js";
+import { DEFAULT_ENDPOINT_TEMPLATE, endpointUrl, workloadName } from "./deployment-workload.js";
 import { ensureWorkload } from "./ensure-workload.js";
 import { workloadHealth, type WorkloadHealth } from "./workload-health.js";
 
@@ -24,6 +24,7 @@ const MODEL_WAIT_MS = 30_000;
 export function deploymentController(
   native: NativeApi,
   kube: KubeClient,
+  endpointTemplate = DEFAULT_ENDPOINT_TEMPLATE,
 ): Controller<DeploymentSpec> {
   return {
     resource: DEPLOYMENTS,
@@ -68,6 +69,7 @@ export function deploymentController(
         return await syncNative(
           native,
           context,
+          endpointTemplate,
           model.id,
           workloadHealth(workload.appsDeployment, workload.pods),
         );
@@ -110,6 +112,7 @@ export function desiredScaling(spec: DeploymentSpec): Scaling {
 async function syncNative(
   native: NativeApi,
   context: SyncContext<DeploymentSpec>,
+  endpointTemplate: string,
   modelId: string,
   health: WorkloadHealth,
 ): Promise<SyncResult> {
@@ -151,7 +154,7 @@ async function syncNative(
     current = await native.deployments.patch(current.id, { scaling });
   }
 
-  const endpoint = endpointUrl(context.name, context.namespace, spec.port);
+  const endpoint = endpointUrl(context.name, context.namespace, spec.port, endpointTemplate);
   if (health.state === "failed" || (current.status === "provisioning" && timedOut(context))) {
     const reason = health.state === "failed" ? health.reason : "ProvisioningTimeout";
     const message =
