@@ -8,10 +8,10 @@ export interface ForecastInput {
   /** Spend of the period so far. */
   spentUsd: number;
   limitUsd: number | null;
-  /** Spend over the lookback (the last 7 days, or since first use if that is more recent). */
+  /** Spend over the lookback: the last 7 days. */
   recentSpendUsd: number;
-  /** When the customer's usage in the lookback began (null: none). */
-  firstUseInLookback: number | null;
+  /** When the customer's first metered call was (null: never). */
+  firstUse: number | null;
 }
 
 export interface Forecast {
@@ -35,23 +35,23 @@ const round = (n: number) => Math.round(n * 1e6) / 1e6;
  * before the period ends (now, if it already has).
  */
 export function forecast(i: ForecastInput): Forecast {
-  const since = i.firstUseInLookback ?? i.now;
+  const since = i.firstUse ?? i.now;
   const coveredMs = Math.max(3_600_000, Math.min(LOOKBACK_DAYS * DAY_MS, i.now - since));
-  const ratePerDay = i.firstUseInLookback === null ? 0 : i.recentSpendUsd / (coveredMs / DAY_MS);
+  const ratePerDay = i.firstUse === null ? 0 : i.recentSpendUsd / (coveredMs / DAY_MS);
   const remainingDays = Math.max(0, i.periodEnd - i.now) / DAY_MS;
   const projected = i.spentUsd + ratePerDay * remainingDays;
   let exhaustion: string | null = null;
   if (i.limitUsd !== null) {
     if (i.spentUsd >= i.limitUsd) exhaustion = new Date(i.now).toISOString();
     else if (ratePerDay > 0) {
-      const at = i.now + ((i.limitUsd - i.spentUsd) / ratePerDay) * DAY_MS;
+      const at = Math.round(i.now + ((i.limitUsd - i.spentUsd) / ratePerDay) * DAY_MS);
       if (at < i.periodEnd) exhaustion = new Date(at).toISOString();
     }
   }
   const method =
     coveredMs >= LOOKBACK_DAYS * DAY_MS
       ? "linear run rate over the last 7 days"
-      : "linear run rate since first use in the last 7 days";
+      : "linear run rate since first use (less than 7 days ago)";
   return {
     projected_spend_usd: round(projected),
     projected_exhaustion_date: exhaustion,

@@ -50,7 +50,7 @@ export async function budgetStatus(
   const [durable, recent, firstUse, ledger] = await Promise.all([
     deps.usage.spend(customerId, new Date(start), new Date(end)),
     deps.usage.spend(customerId, new Date(since), until),
-    deps.usage.firstUse(customerId, new Date(since), until),
+    deps.usage.firstUse(customerId, new Date(0), until),
     deps.ledger.spend(customerId, budget.period).catch(() => undefined),
   ]);
   const spent = Math.max(durable, ledger?.spentUsd ?? 0);
@@ -74,7 +74,7 @@ export async function budgetStatus(
       spentUsd: spent,
       limitUsd: budget.limitUsd,
       recentSpendUsd: recent,
-      firstUseInLookback: firstUse?.getTime() ?? null,
+      firstUse: firstUse?.getTime() ?? null,
     }),
   };
 }
