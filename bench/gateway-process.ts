@@ -1,6 +1,7 @@
 /**
- * The gateway under benchmark, in its own process: createApp on an embedded in-memory PGlite store
- * (like test/support/test-app.ts), logging silenced, listening on 127.0.0.1 (random port).
+ * The gateway under benchmark, in its own process, logging silenced, listening on 127.0.0.1
+ * (random port). `gateway-process.ts [postgres URL]`: without a URL it runs on an embedded
+ * in-memory PGlite store (like test/support/test-app.ts); with one, on that Postgres database.
  * Prints {"url": "...", "adminKey": "..."} once listening; stops on SIGTERM.
  */
 import { pino } from "pino";
@@ -11,14 +12,21 @@ import { generateApiKey } from "../dataplane/core/api-key-format.js";
 import { openPglite } from "../dataplane/store/pglite-database.js";
 import { announceReady } from "./processes/child-control.js";
 
+const databaseUrl = process.argv[2];
 const adminKey = generateApiKey();
-const config = loadConfig({ LOG_LEVEL: "silent", EVIDENT_ADMIN_KEY: adminKey });
-const stores = { db: await openPglite(undefined), redis: undefined, broadcast: memoryBroadcast() };
+const config = loadConfig({
+  LOG_LEVEL: "silent",
+  EVIDENT_ADMIN_KEY: adminKey,
+  ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+});
+const stores = databaseUrl
+  ? undefined
+  : { db: await openPglite(undefined), redis: undefined, broadcast: memoryBroadcast() };
 const app = await createApp(config, { logger: pino({ level: "silent" }), stores });
 await app.http.listen({ port: 0, host: "127.0.0.1" });
 const address = app.http.server.address();
 const port = typeof address === "object" && address ? address.port : 0;
 announceReady({ url: `http://127.0.0.1:${port}`, adminKey }, async () => {
   await app.close();
-  await stores.db.close();
+  await stores?.db.close();
 });

@@ -1,7 +1,7 @@
 /**
  * Puts the benchmark models on the gateway through its native API: register each model, create a
  * deployment, move it pending -> provisioning -> running with the upstream as endpoint_url, then
- * wait until GET /v1/models lists them. Returns a member key (not the admin key) for inference.
+ * wait until GET /v1/models lists them (as seen with `inferenceKey`).
  */
 
 interface Reply {
@@ -44,7 +44,8 @@ export async function registerBenchModels(
   adminKey: string,
   upstreamBase: string,
   models: readonly string[],
-): Promise<{ inferenceKey: string }> {
+  inferenceKey: string,
+): Promise<void> {
   for (const name of models) {
     const model = expect(
       await call(gatewayUrl, adminKey, "POST", "/api/v1/models", {
@@ -79,20 +80,47 @@ export async function registerBenchModels(
       "mark running",
     );
   }
-  const created = expect(
-    await call(gatewayUrl, adminKey, "POST", "/api/v1/keys", { name: "bench", role: "member" }),
-    201,
-    "create a member key",
-  );
-  if (typeof created.key !== "string") throw new Error("create a member key: no key in the reply");
-  const inferenceKey = created.key;
   const deadline = Date.now() + 10_000;
   for (;;) {
     const listed = await call(gatewayUrl, inferenceKey, "GET", "/v1/models");
     const ids = ((listed.json.data as { id: string }[] | undefined) ?? []).map((m) => m.id);
-    if (models.every((m) => ids.includes(m))) return { inferenceKey };
+    if (models.every((m) => ids.includes(m))) return;
     if (Date.now() > deadline)
       throw new Error(`gateway did not list ${models.join(", ")} within 10 s`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** Guardrail policy override that turns every detector off, for one key. */
+export const GUARDRAILS_OFF = {
+  pii: { enabled: false },
+  injection: { enabled: false },
+  safety: { enabled: false },
+};
+
+/**
+ * Makes a member key (never the admin key) for inference; with `policyOverride`, sets that key's
+ * guardrail policy override through PATCH /api/v1/guardrails/policy?key_id=.
+ */
+export async function createMemberKey(
+  gatewayUrl: string,
+  adminKey: string,
+  name: string,
+  policyOverride?: Record<string, unknown>,
+): Promise<string> {
+  const created = expect(
+    await call(gatewayUrl, adminKey, "POST", "/api/v1/keys", { name, role: "member" }),
+    201,
+    "create a member key",
+  );
+  if (typeof created.key !== "string") throw new Error("create a member key: no key in the reply");
+  if (policyOverride) {
+    const path = `/api/v1/guardrails/policy?key_id=${encodeURIComponent(String(created.id))}`;
+    expect(
+      await call(gatewayUrl, adminKey, "PATCH", path, policyOverride),
+      200,
+      "key policy override",
+    );
+  }
+  return created.key;
 }

@@ -3,6 +3,8 @@
  * BENCH_ROUNDS: interleaved rounds (default 5, the least the issue accepts for a reported result).
  * BENCH_SECONDS: length of each throughput run, in seconds (default 2).
  * BENCH_CPU_PROFILE=1: write a V8 CPU profile of the gateway process to .bench/profile/.
+ * BENCH_POSTGRES_URL: run the gateway on a fresh database on this Postgres server instead of the
+ *   in-memory embedded PGlite (the database work then runs in Postgres, not in the gateway).
  */
 export interface BenchOptions {
   rounds: number;
@@ -16,6 +18,8 @@ export interface BenchOptions {
   outputFile: string;
   /** Where the gateway process writes a .cpuprofile on exit; undefined: no profile. */
   gatewayProfileDir: string | undefined;
+  /** Postgres server for the gateway's store; undefined: in-memory PGlite in the gateway process. */
+  postgresUrl: string | undefined;
 }
 
 function positiveNumber(name: string, raw: string | undefined, fallback: number): number {
@@ -25,6 +29,14 @@ function positiveNumber(name: string, raw: string | undefined, fallback: number)
     throw new Error(`invalid environment variable ${name}: must be a positive number`);
   }
   return value;
+}
+
+function postgresUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  if (!/^postgres(ql)?:\/\//.test(raw)) {
+    throw new Error("invalid environment variable BENCH_POSTGRES_URL: must be a postgres:// URL");
+  }
+  return raw;
 }
 
 export function benchOptionsFromProcess(): BenchOptions {
@@ -40,5 +52,6 @@ export function benchOptionsFromProcess(): BenchOptions {
     pacedStreams: 8,
     outputFile: ".bench/last.json",
     gatewayProfileDir: process.env.BENCH_CPU_PROFILE === "1" ? ".bench/profile" : undefined,
+    postgresUrl: postgresUrl(process.env.BENCH_POSTGRES_URL),
   };
 }

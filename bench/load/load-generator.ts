@@ -4,7 +4,7 @@
  * comes first (so a run always stops by itself). Loopback targets only.
  */
 import { Pool } from "undici";
-import { deliveredAsSent, readChatStream } from "./sse-events.js";
+import { deliveredAsSent, readChatStream, textPreserved } from "./sse-events.js";
 
 export interface LoadRequest {
   path: string;
@@ -28,6 +28,8 @@ export interface LoadResult {
   errors: number;
   /** SSE responses whose chunks differed from what the upstream sent (count, content or order). */
   undelivered: number;
+  /** SSE responses whose text as a whole differed from what the upstream sent (or had no [DONE]). */
+  altered: number;
   seconds: number;
   requestsPerSecond: number;
   latenciesMs: number[];
@@ -58,6 +60,7 @@ export async function runLoad(pool: Pool, spec: LoadSpec): Promise<LoadResult> {
     completed: 0,
     errors: 0,
     undelivered: 0,
+    altered: 0,
     seconds: 0,
     requestsPerSecond: 0,
     latenciesMs: [],
@@ -88,6 +91,7 @@ export async function runLoad(pool: Pool, spec: LoadSpec): Promise<LoadResult> {
       if (reading.firstContentAt !== undefined)
         result.firstTokenMs.push(reading.firstContentAt - t0);
       if (!deliveredAsSent(reading, request.expected ?? [])) result.undelivered += 1;
+      if (!textPreserved(reading, request.expected ?? [])) result.altered += 1;
     }
     result.latenciesMs.push(performance.now() - t0);
     result.completed += 1;

@@ -53,3 +53,8 @@ export function deliveredAsSent(reading: StreamReading, expected: readonly strin
     reading.contents.every((content, i) => content === expected[i])
   );
 }
+
+/** True when the text as a whole arrived unchanged (chunk boundaries aside) and the stream ended. */
+export function textPreserved(reading: StreamReading, expected: readonly string[]): boolean {
+  return reading.done && reading.contents.join("") === expected.join("");
+}

@@ -18,7 +18,7 @@ export function formatTable(rows: string[][]): string {
 export function formatReport(report: SectionReport): string {
   const lines = [`== ${report.name}`, formatTable(report.table), "", "ratios:"];
   for (const [name, value] of Object.entries(report.ratios)) {
-    lines.push(`  ${name.padEnd(32)} ${value === null ? "not measured" : String(value)}`);
+    lines.push(`  ${name.padEnd(48)} ${value === null ? "not measured" : String(value)}`);
   }
   lines.push("", "targets:");
   for (const target of report.targets) {

@@ -98,10 +98,7 @@ async function warmUp(pool: Pool, target: Target): Promise<void> {
 export const inferencePathSection: Section = {
   name: "inference path: gateway vs bare proxy vs direct",
   async run(context: SectionContext): Promise<SectionReport> {
-    const { targets, gatewayMissing, stop } = await startTargets(
-      context.log,
-      context.options.gatewayProfileDir,
-    );
+    const { targets, gatewayMissing, stop } = await startTargets(context.log, context.options);
     const pools = new Map(targets.map((t) => [t.name, openTarget(t.base, THROUGHPUT_CONNECTIONS)]));
     const measurements: Measurements = new Map();
     try {

@@ -1,210 +1,151 @@
-/**
- * Turns the inference section's raw runs into its table, ratios and target checks.
- * Throughput: median over rounds of each target's req/s; the gateway/baseline ratio is the median
- * of the per-round ratios (paired, so a noisy round moves both). Latency and time to first token:
- * the table shows percentiles of all samples pooled over rounds; "added" is the median over rounds
- * of (target's percentile - direct's percentile in the same round), so one noisy round cannot
- * decide it. CPU per request: median over rounds of the hop process's CPU time / requests served.
- */
+/** Turns the inference section's runs into its table, ratios and target checks. */
 import type { BenchOptions } from "../config/bench-options.js";
-import type { LoadResult } from "../load/load-generator.js";
-import { median, percentile } from "../load/percentile.js";
+import { percentile } from "../load/percentile.js";
+import { Metrics, round3, type Measurements, type ScenarioName } from "./inference-metrics.js";
 import type { TargetName } from "./inference-targets.js";
 import type { SectionReport, TargetCheck } from "./section.js";
 
-export type ScenarioName = "json-throughput" | "sse-throughput" | "json-latency" | "paced-ttft";
-/** One load run, plus the CPU time spent per request by the hop (proxy/gateway) and the upstream. */
-export interface Run extends LoadResult {
-  hopCpuUsPerRequest: number | undefined;
-  upstreamCpuUsPerRequest: number;
-}
-export type Measurements = Map<`${ScenarioName}/${TargetName}`, Run[]>;
+export type { Measurements, Run, ScenarioName } from "./inference-metrics.js";
 
-const round2 = (n: number): number => Math.round(n * 100) / 100;
-const round3 = (n: number): number => Math.round(n * 1000) / 1000;
+const SSE: ScenarioName[] = ["sse-throughput", "paced-ttft"];
+const ALL: ScenarioName[] = ["json-throughput", "sse-throughput", "json-latency", "paced-ttft"];
+const GATEWAYS = ["gateway", "gateway-guarded"] as const;
+
+function table(m: Metrics, targets: TargetName[]): string[][] {
+  const row = (label: string, cell: (t: TargetName) => string): string[] => [
+    label,
+    ...targets.map(cell),
+  ];
+  const ms =
+    (scenario: ScenarioName, field: "latenciesMs" | "firstTokenMs", p: number) => (t: TargetName) =>
+      m.pooled(scenario, t, field, p).toFixed(3);
+  const cpu = (scenario: ScenarioName) => (t: TargetName) => {
+    const value = m.hopCpu(scenario, t);
+    return value === null ? "-" : value.toFixed(0);
+  };
+  const ratioOf = (t: TargetName, field: "undelivered" | "altered") =>
+    `${m.sum(t, SSE, "completed") - m.sum(t, SSE, field)}/${m.sum(t, SSE, "completed")}`;
+  return [
+    ["metric", ...targets],
+    row("JSON chat req/s, 50 conns (median of rounds)", (t) =>
+      m.rps("json-throughput", t).toFixed(0),
+    ),
+    row("SSE chat req/s, 50 conns (median of rounds)", (t) =>
+      m.rps("sse-throughput", t).toFixed(0),
+    ),
+    row("JSON latency p50 ms, 1 conn", ms("json-latency", "latenciesMs", 50)),
+    row("JSON latency p99 ms, 1 conn", ms("json-latency", "latenciesMs", 99)),
+    row("TTFT p50 ms, paced 10x20 ms", ms("paced-ttft", "firstTokenMs", 50)),
+    row("TTFT p99 ms, paced 10x20 ms", ms("paced-ttft", "firstTokenMs", 99)),
+    row("SSE responses, every chunk as sent", (t) => ratioOf(t, "undelivered")),
+    row("SSE responses, whole text unchanged", (t) => ratioOf(t, "altered")),
+    row("hop CPU us/request, JSON 50 conns", cpu("json-throughput")),
+    row("hop CPU us/request, SSE 50 conns", cpu("sse-throughput")),
+    row("upstream CPU us/request, JSON 50 conns", (t) =>
+      m.upstreamCpu("json-throughput", t).toFixed(0),
+    ),
+    row("failed requests (all scenarios)", (t) => String(m.sum(t, ALL, "errors"))),
+  ];
+}
+
+function ratios(m: Metrics, targets: TargetName[]): Record<string, number | null> {
+  const out: Record<string, number | null> = {
+    baseline_over_direct_json_rps: m.ratio("json-throughput", "baseline", "direct"),
+    baseline_over_direct_sse_rps: m.ratio("sse-throughput", "baseline", "direct"),
+    baseline_added_p50_ms: m.added("json-latency", "baseline", "latenciesMs", 50),
+    baseline_added_p99_ms: m.added("json-latency", "baseline", "latenciesMs", 99),
+    baseline_added_ttft_p50_ms: m.added("paced-ttft", "baseline", "firstTokenMs", 50),
+  };
+  for (const g of GATEWAYS.filter((t) => targets.includes(t))) {
+    const k = g.replace("-", "_");
+    out[`${k}_over_baseline_json_rps`] = m.ratio("json-throughput", g, "baseline");
+    out[`${k}_over_baseline_sse_rps`] = m.ratio("sse-throughput", g, "baseline");
+    out[`${k}_over_baseline_json_rps_from_cpu`] = m.cpuRatio("json-throughput", g, "baseline");
+    out[`${k}_over_baseline_sse_rps_from_cpu`] = m.cpuRatio("sse-throughput", g, "baseline");
+    out[`${k}_added_p50_ms`] = m.added("json-latency", g, "latenciesMs", 50);
+    out[`${k}_added_p99_ms`] = m.added("json-latency", g, "latenciesMs", 99);
+    out[`${k}_added_ttft_p50_ms`] = m.added("paced-ttft", g, "firstTokenMs", 50);
+  }
+  return out;
+}
+
+function checks(
+  m: Metrics,
+  targets: TargetName[],
+  r: Record<string, number | null>,
+): TargetCheck[] {
+  const out: TargetCheck[] = [];
+  for (const g of GATEWAYS) {
+    const present = targets.includes(g);
+    const k = g.replace("-", "_");
+    const check = (what: string, key: string, goal: string, ok: (v: number) => boolean): void => {
+      const value = r[key] ?? null;
+      out.push({
+        name: `${g}: ${what}`,
+        value: value ?? "not measured",
+        goal,
+        met: value === null || !present ? undefined : ok(value),
+      });
+    };
+    check("throughput / baseline, JSON", `${k}_over_baseline_json_rps`, ">= 0.7", (v) => v >= 0.7);
+    check("throughput / baseline, SSE", `${k}_over_baseline_sse_rps`, ">= 0.7", (v) => v >= 0.7);
+    check("added p50 ms over direct", `${k}_added_p50_ms`, "<= 0.6", (v) => v <= 0.6);
+    check("added p99 ms over direct", `${k}_added_p99_ms`, "<= 3", (v) => v <= 3);
+    const sent = present ? m.sum(g, SSE, "completed") : 0;
+    const bad = present ? m.sum(g, SSE, "undelivered") + m.sum(g, SSE, "errors") : 0;
+    out.push({
+      name: `${g}: SSE chunks delivered as sent`,
+      value: present ? `${sent - bad}/${sent + m.sum(g, SSE, "errors")}` : "not measured",
+      goal: "all",
+      met: present ? bad === 0 && sent > 0 : undefined,
+    });
+  }
+  return out;
+}
 
 export function summarise(
   name: string,
-  targetNames: TargetName[],
+  targets: TargetName[],
   measurements: Measurements,
   gatewayMissing: string | undefined,
   options: BenchOptions,
 ): SectionReport {
-  const runs = (scenario: ScenarioName, target: TargetName): Run[] =>
-    measurements.get(`${scenario}/${target}`) ?? [];
-  const pooled = (
-    scenario: ScenarioName,
-    target: TargetName,
-    field: "latenciesMs" | "firstTokenMs",
-  ) => runs(scenario, target).flatMap((r) => r[field]);
-  const rps = (scenario: ScenarioName, target: TargetName): number =>
-    median(runs(scenario, target).map((r) => r.requestsPerSecond));
-  const pairedRatio = (
-    scenario: ScenarioName,
-    top: TargetName,
-    bottom: TargetName,
-  ): number | null => {
-    const a = runs(scenario, top);
-    const b = runs(scenario, bottom);
-    if (a.length === 0 || b.length === 0) return null;
-    return round3(median(a.map((r, i) => r.requestsPerSecond / (b[i]?.requestsPerSecond ?? NaN))));
-  };
-  /** Median over rounds of (target's percentile - direct's percentile) in the same round. */
-  const added = (
-    scenario: ScenarioName,
-    target: TargetName,
-    field: "latenciesMs" | "firstTokenMs",
-    p: number,
-  ): number | null => {
-    const own = runs(scenario, target);
-    const direct = runs(scenario, "direct");
-    const diffs = own.flatMap((r, i) => {
-      const base = direct[i];
-      if (!base || r[field].length === 0 || base[field].length === 0) return [];
-      return [percentile(r[field], p) - percentile(base[field], p)];
-    });
-    return diffs.length ? round3(median(diffs)) : null;
-  };
-  const hopCpu = (scenario: ScenarioName, target: TargetName): number | null => {
-    const values = runs(scenario, target).flatMap((r) => r.hopCpuUsPerRequest ?? []);
-    return values.length ? median(values) : null;
-  };
-  const cpuCell = (value: number | null): string => (value === null ? "-" : value.toFixed(0));
-  const cpuRatio = (scenario: ScenarioName): number | null => {
-    const gateway = hopCpu(scenario, "gateway");
-    const baseline = hopCpu(scenario, "baseline");
-    return gateway === null || baseline === null ? null : round3(baseline / gateway);
-  };
-  const sum = (
-    target: TargetName,
-    scenarios: ScenarioName[],
-    field: "completed" | "errors" | "undelivered",
-  ) => scenarios.flatMap((s) => runs(s, target)).reduce((total, r) => total + r[field], 0);
-  const sse: ScenarioName[] = ["sse-throughput", "paced-ttft"];
-  const all: ScenarioName[] = ["json-throughput", "sse-throughput", "json-latency", "paced-ttft"];
-
-  const row = (label: string, value: (t: TargetName) => string): string[] => [
-    label,
-    ...targetNames.map(value),
+  const m = new Metrics(measurements);
+  const r = ratios(m, targets);
+  const store = options.postgresUrl ? "Postgres (fresh database)" : "in-memory PGlite";
+  const notes = [
+    `gateway store: ${store}; gateway = guardrails off for the key, gateway-guarded = default policy`,
   ];
-  const table: string[][] = [
-    ["metric", ...targetNames],
-    row("JSON chat req/s, 50 conns (median of rounds)", (t) =>
-      rps("json-throughput", t).toFixed(0),
-    ),
-    row("SSE chat req/s, 50 conns (median of rounds)", (t) => rps("sse-throughput", t).toFixed(0)),
-    row("JSON latency p50 ms, 1 conn", (t) =>
-      percentile(pooled("json-latency", t, "latenciesMs"), 50).toFixed(3),
-    ),
-    row("JSON latency p99 ms, 1 conn", (t) =>
-      percentile(pooled("json-latency", t, "latenciesMs"), 99).toFixed(3),
-    ),
-    row("TTFT p50 ms, paced 10x20 ms", (t) =>
-      percentile(pooled("paced-ttft", t, "firstTokenMs"), 50).toFixed(3),
-    ),
-    row("TTFT p99 ms, paced 10x20 ms", (t) =>
-      percentile(pooled("paced-ttft", t, "firstTokenMs"), 99).toFixed(3),
-    ),
-    row(
-      "SSE responses delivered as sent",
-      (t) => `${sum(t, sse, "completed") - sum(t, sse, "undelivered")}/${sum(t, sse, "completed")}`,
-    ),
-    row("hop CPU us/request, JSON 50 conns", (t) => cpuCell(hopCpu("json-throughput", t))),
-    row("hop CPU us/request, SSE 50 conns", (t) => cpuCell(hopCpu("sse-throughput", t))),
-    row("upstream CPU us/request, JSON 50 conns", (t) =>
-      median(runs("json-throughput", t).map((r) => r.upstreamCpuUsPerRequest)).toFixed(0),
-    ),
-    row("failed requests (all scenarios)", (t) => String(sum(t, all, "errors"))),
-  ];
-
-  const ratios: Record<string, number | null> = {
-    gateway_over_baseline_json_rps: pairedRatio("json-throughput", "gateway", "baseline"),
-    gateway_over_baseline_sse_rps: pairedRatio("sse-throughput", "gateway", "baseline"),
-    gateway_over_baseline_json_rps_from_cpu: cpuRatio("json-throughput"),
-    gateway_over_baseline_sse_rps_from_cpu: cpuRatio("sse-throughput"),
-    baseline_over_direct_json_rps: pairedRatio("json-throughput", "baseline", "direct"),
-    baseline_over_direct_sse_rps: pairedRatio("sse-throughput", "baseline", "direct"),
-    gateway_added_p50_ms: added("json-latency", "gateway", "latenciesMs", 50),
-    gateway_added_p99_ms: added("json-latency", "gateway", "latenciesMs", 99),
-    baseline_added_p50_ms: added("json-latency", "baseline", "latenciesMs", 50),
-    baseline_added_p99_ms: added("json-latency", "baseline", "latenciesMs", 99),
-    gateway_added_ttft_p50_ms: added("paced-ttft", "gateway", "firstTokenMs", 50),
-    baseline_added_ttft_p50_ms: added("paced-ttft", "baseline", "firstTokenMs", 50),
-  };
-
-  const hasGateway = targetNames.includes("gateway");
-  const check = (
-    checkName: string,
-    value: number | null,
-    goal: string,
-    ok: (v: number) => boolean,
-  ): TargetCheck => ({
-    name: checkName,
-    value: value ?? "not measured",
-    goal,
-    met: value === null || !hasGateway ? undefined : ok(value),
-  });
-  const gatewaySse = hasGateway ? sum("gateway", sse, "completed") : 0;
-  const gatewayUndelivered = hasGateway
-    ? sum("gateway", sse, "undelivered") + sum("gateway", sse, "errors")
-    : 0;
-  const targets: TargetCheck[] = [
-    check(
-      "gateway/baseline JSON throughput",
-      ratios.gateway_over_baseline_json_rps ?? null,
-      ">= 0.7",
-      (v) => v >= 0.7,
-    ),
-    check(
-      "gateway/baseline SSE throughput",
-      ratios.gateway_over_baseline_sse_rps ?? null,
-      ">= 0.7",
-      (v) => v >= 0.7,
-    ),
-    check(
-      "gateway added p50 ms over direct",
-      ratios.gateway_added_p50_ms ?? null,
-      "<= 0.6",
-      (v) => v <= 0.6,
-    ),
-    check(
-      "gateway added p99 ms over direct",
-      ratios.gateway_added_p99_ms ?? null,
-      "<= 3",
-      (v) => v <= 3,
-    ),
-    {
-      name: "gateway SSE chunks delivered as sent",
-      value: hasGateway ? `${gatewaySse - gatewayUndelivered}/${gatewaySse}` : "not measured",
-      goal: "all",
-      met: hasGateway ? gatewayUndelivered === 0 && gatewaySse > 0 : undefined,
-    },
-  ];
-
-  const notes: string[] = [];
   if (gatewayMissing) notes.push(`gateway not measured: ${gatewayMissing}`);
-  for (const target of targetNames) {
-    const first = all.flatMap((s) => runs(s, target)).find((r) => r.firstError)?.firstError;
+  for (const target of targets) {
+    const first = m.firstError(target, ALL);
     if (first) notes.push(`${target}: first error: ${first}`);
   }
-
-  const raw = Object.fromEntries(
-    [...measurements].map(([key, results]) => [
+  const perRound = Object.fromEntries(
+    [...measurements].map(([key, runs]) => [
       key,
-      results.map((r) => ({
-        completed: r.completed,
-        errors: r.errors,
-        undelivered: r.undelivered,
-        seconds: round3(r.seconds),
-        rps: round2(r.requestsPerSecond),
-        p50_ms: round3(percentile(r.latenciesMs, 50)),
-        p99_ms: round3(percentile(r.latenciesMs, 99)),
-        ttft_p50_ms: r.firstTokenMs.length ? round3(percentile(r.firstTokenMs, 50)) : null,
+      runs.map((run) => ({
+        completed: run.completed,
+        errors: run.errors,
+        undelivered: run.undelivered,
+        altered: run.altered,
+        seconds: round3(run.seconds),
+        rps: round3(run.requestsPerSecond),
+        p50_ms: round3(percentile(run.latenciesMs, 50)),
+        p99_ms: round3(percentile(run.latenciesMs, 99)),
+        ttft_p50_ms: run.firstTokenMs.length ? round3(percentile(run.firstTokenMs, 50)) : null,
         hop_cpu_us_per_request:
-          r.hopCpuUsPerRequest === undefined ? null : round2(r.hopCpuUsPerRequest),
-        upstream_cpu_us_per_request: round2(r.upstreamCpuUsPerRequest),
+          run.hopCpuUsPerRequest === undefined ? null : round3(run.hopCpuUsPerRequest),
+        upstream_cpu_us_per_request: round3(run.upstreamCpuUsPerRequest),
       })),
     ]),
   );
-  return { name, table, ratios, targets, notes, data: { rounds: options.rounds, perRound: raw } };
+  return {
+    name,
+    table: table(m, targets),
+    ratios: r,
+    targets: checks(m, targets, r),
+    notes,
+    data: { rounds: options.rounds, gatewayStore: store, perRound },
+  };
 }

@@ -1,14 +1,20 @@
 /**
  * The three ways the inference benchmark reaches one fake upstream, each in its own process:
- * direct (no proxy), baseline (bench/baseline-proxy.ts) and gateway (bench/gateway-process.ts).
+ * direct (no proxy), baseline (bench/baseline-proxy.ts) and gateway (bench/gateway-process.ts),
+ * the last twice: with guardrails off for the calling key, and with the default policy.
  * The gateway is optional: when it cannot be set up, the reason is kept and the others still run.
  */
 import { fileURLToPath } from "node:url";
 import { FAST_MODEL, PACED_MODEL } from "../bench-models.js";
-import { registerBenchModels } from "../gateway-setup.js";
+import { createMemberKey, GUARDRAILS_OFF, registerBenchModels } from "../gateway-setup.js";
 import { startChild, type Child } from "../processes/child-process.js";
+import { createFreshDatabase, type FreshDatabase } from "../processes/fresh-database.js";
 
-export type TargetName = "direct" | "baseline" | "gateway";
+/**
+ * gateway: the inference path with every guardrail detector off for the calling key (what issue 3
+ * measures); gateway-guarded: the same process and models, with the default guardrail policy.
+ */
+export type TargetName = "direct" | "baseline" | "gateway" | "gateway-guarded";
 
 export interface Target {
   name: TargetName;
@@ -30,13 +36,21 @@ export interface Targets {
 
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
 
+export interface TargetOptions {
+  gatewayProfileDir: string | undefined;
+  /** Postgres server for the gateway's store; undefined: in-memory PGlite. */
+  postgresUrl: string | undefined;
+}
+
 export async function startTargets(
   log: (line: string) => void,
-  gatewayProfileDir: string | undefined,
+  options: TargetOptions,
 ): Promise<Targets> {
   const children: Child<unknown>[] = [];
+  let database: FreshDatabase | undefined;
   const stop = async (): Promise<void> => {
     await Promise.all(children.map((child) => child.stop()));
+    await database?.drop();
   };
   try {
     const upstream = await startChild<{ url: string }>(here("../processes/upstream-process.ts"));
@@ -70,28 +84,37 @@ export async function startTargets(
     ];
     let gatewayMissing: string | undefined;
     try {
-      const profile = gatewayProfileDir
-        ? ["--cpu-prof", `--cpu-prof-dir=${gatewayProfileDir}`]
-        : [];
+      const profileDir = options.gatewayProfileDir;
+      const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+      if (options.postgresUrl) database = await createFreshDatabase(options.postgresUrl);
       const gateway = await startChild<{ url: string; adminKey: string }>(
         here("../gateway-process.ts"),
-        [],
+        database ? [database.url] : [],
         profile,
       );
       children.push(gateway);
-      const { inferenceKey } = await registerBenchModels(
-        gateway.info.url,
-        gateway.info.adminKey,
+      const { url, adminKey } = gateway.info;
+      const bareKey = await createMemberKey(url, adminKey, "bench", GUARDRAILS_OFF);
+      const guardedKey = await createMemberKey(url, adminKey, "bench-guarded");
+      await registerBenchModels(
+        url,
+        adminKey,
         upstream.info.url,
         [FAST_MODEL, PACED_MODEL],
+        bareKey,
       );
-      targets.push({
-        name: "gateway",
-        base: `${gateway.info.url}/v1`,
-        headers: { authorization: `Bearer ${inferenceKey}`, "content-type": "application/json" },
-        hopCpuUs: () => gateway.cpuUs(),
-        upstreamCpuUs,
-      });
+      for (const [name, key] of [
+        ["gateway", bareKey],
+        ["gateway-guarded", guardedKey],
+      ] as const) {
+        targets.push({
+          name,
+          base: `${url}/v1`,
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          hopCpuUs: () => gateway.cpuUs(),
+          upstreamCpuUs,
+        });
+      }
     } catch (error) {
       gatewayMissing = error instanceof Error ? error.message : String(error);
       log(`gateway not measured: ${gatewayMissing}`);
