@@ -87,9 +87,12 @@ function commonWordCount(s: string): number {
 function rot13Variant(text: string): string | undefined {
   const prefix = text.slice(0, 1024);
   const named = /\brot-?13\b|\bcaesar\b/i.test(prefix);
-  const flipped = rot13(prefix);
-  const gain = commonWordCount(flipped.toLowerCase()) - commonWordCount(prefix.toLowerCase());
-  if (!named && gain < 3) return undefined;
+  if (!named) {
+    // Text that already reads as words is not rot13 (and flipping it is the costly part).
+    const plain = commonWordCount(prefix.toLowerCase());
+    if (plain >= 6) return undefined;
+    if (commonWordCount(rot13(prefix).toLowerCase()) - plain < 3) return undefined;
+  }
   return rot13(text.slice(0, MAX_PAYLOAD_CHARS));
 }
 

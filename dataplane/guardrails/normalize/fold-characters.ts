@@ -160,6 +160,9 @@ function foldCodePoint(codePoint: number): string {
 
 const UTF16 = new TextDecoder("utf-16le");
 
+/** Anything but printable ASCII, single spaces and single line breaks between words. */
+const NEEDS_SLOW_PATH = /[^\x20-\x7e\n]|^[ \n]|[ \n][ \n]|[ \n]$/;
+
 function decodeUnits(units: Uint16Array, length: number): string {
   return UTF16.decode(units.subarray(0, length));
 }
@@ -170,6 +173,13 @@ function decodeUnits(units: Uint16Array, length: number): string {
  */
 export function foldText(input: string, maxLength = 1 << 20): FoldedText {
   const limit = Math.min(input.length, maxLength);
+  const head = limit === input.length ? input : input.slice(0, limit);
+  if (!NEEDS_SLOW_PATH.test(head)) {
+    // Printable ASCII with single spaces and line breaks: folding is lower-casing, offsets unchanged.
+    const origin = new Int32Array(limit + 1);
+    for (let i = 0; i <= limit; i++) origin[i] = i;
+    return { text: head.toLowerCase(), origin, inputLength: limit };
+  }
   // NFKC can expand a character (e.g. a ligature) to several; 4x covers the common cases and
   // anything beyond is dropped rather than grown without bound.
   const capacity = limit * 4;

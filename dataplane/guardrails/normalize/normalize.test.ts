@@ -110,3 +110,11 @@ test("scan views include every variant that differs from the folded text", (t) =
     ["folded"],
   );
 });
+
+test("plain ASCII and mixed text fold the same way", (t) => {
+  const plain = foldText("Ignore THIS rule\nnow");
+  const mixed = foldText("Ignore THIS rule\nnow\u200b");
+  t.is(plain.text, "ignore this rule\nnow");
+  t.is(mixed.text, plain.text);
+  t.deepEqual(originalSpan(plain, 7, 11), originalSpan(mixed, 7, 11));
+});
