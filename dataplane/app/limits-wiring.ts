@@ -51,7 +51,7 @@ export async function buildLimits(deps: LimitsDeps): Promise<LimitsWiring> {
   const { config, clock, logger } = deps;
   const degraded = new Gauge({
     name: "evident_rate_limit_degraded",
-    help: "1 while rate limits are decided without the shared store (Redis unreachable)",
+    help: "Whether rate limits are decided without the shared store (1 while Redis is unreachable)",
     registers: [deps.metrics.registry],
   });
   degraded.set(0);
