@@ -75,36 +75,40 @@ test("ext_authz (Envoy test double): denials carry the status, our envelope and 
   });
   const revokedKey = revoked.json.key as string;
   if (revoked.status === 201) {
-    await call(gateway.url, "DELETE", `/api/v1/keys/${revoked.json.id as string}`, gateway.adminKey);
+    await call(
+      gateway.url,
+      "DELETE",
+      `/api/v1/keys/${revoked.json.id as string}`,
+      gateway.adminKey,
+    );
   }
-  const cases: { name: string; headers: Record<string, string>; status: number; code: string }[] =
-    [
-      { name: "no key", headers: {}, status: 401, code: "invalid_api_key" },
-      {
-        name: "wrong prefix",
-        headers: { authorization: "Bearer sk-abcdefabcdefabcdefabcdefabcdefabcdef" },
-        status: 401,
-        code: "invalid_api_key",
-      },
-      {
-        name: "tier (model named in x-evident-model)",
-        headers: { authorization: `Bearer ${proKey}`, "x-evident-model": "authz-premium" },
-        status: 403,
-        code: "tier_restricted",
-      },
-      {
-        name: "unknown model (x-evident-model)",
-        headers: { authorization: `Bearer ${proKey}`, "x-evident-model": "no-such-model" },
-        status: 404,
-        code: "model_not_found",
-      },
-      {
-        name: "bad classification",
-        headers: { authorization: `Bearer ${proKey}`, "x-data-classification": "secret-ish" },
-        status: 422,
-        code: "validation_failed",
-      },
-    ];
+  const cases: { name: string; headers: Record<string, string>; status: number; code: string }[] = [
+    { name: "no key", headers: {}, status: 401, code: "invalid_api_key" },
+    {
+      name: "wrong prefix",
+      headers: { authorization: "Bearer sk-abcdefabcdefabcdefabcdefabcdefabcdef" },
+      status: 401,
+      code: "invalid_api_key",
+    },
+    {
+      name: "tier (model named in x-evident-model)",
+      headers: { authorization: `Bearer ${proKey}`, "x-evident-model": "authz-premium" },
+      status: 403,
+      code: "tier_restricted",
+    },
+    {
+      name: "unknown model (x-evident-model)",
+      headers: { authorization: `Bearer ${proKey}`, "x-evident-model": "no-such-model" },
+      status: 404,
+      code: "model_not_found",
+    },
+    {
+      name: "bad classification",
+      headers: { authorization: `Bearer ${proKey}`, "x-data-classification": "secret-ish" },
+      status: 422,
+      code: "validation_failed",
+    },
+  ];
   if (revoked.status === 201) {
     cases.push({
       name: "revoked key",
@@ -146,7 +150,10 @@ test("ext_authz (Envoy test double): removes the caller's key when configured to
   }))!;
   const client = connectEnvoy(`127.0.0.1:${alone.port}`);
   try {
-    const outcome = await sendCheck(client.authorization, chat({ authorization: `Bearer ${proKey}` }));
+    const outcome = await sendCheck(
+      client.authorization,
+      chat({ authorization: `Bearer ${proKey}` }),
+    );
     if (outcome.kind !== "allowed") return t.fail(outcome.kind);
     t.is(headerValue(outcome.upstream.headers, "authorization"), undefined);
     t.truthy(headerValue(outcome.upstream.headers, "x-evident-customer-id"));

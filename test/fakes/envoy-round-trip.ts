@@ -53,7 +53,8 @@ export async function throughEnvoy(
     const caller = check.kind === "denied" ? check.caller : check.caller!;
     return { ...base, ...caller, check, answeredBy: "ext_authz" };
   }
-  const afterAuthz = check.kind === "allowed" ? check.upstream.headers : (check.upstream?.headers ?? []);
+  const afterAuthz =
+    check.kind === "allowed" ? check.upstream.headers : (check.upstream?.headers ?? []);
   const session = new ExtProcSession(
     envoy.externalProcessor,
     { ...request, headers: afterAuthz },
@@ -109,6 +110,7 @@ export async function throughEnvoy(
     return { ...local(), forwarded };
   }
   let chunks = 0;
+  let reset = false;
   const reader = response.body?.getReader();
   for (;;) {
     const next = reader ? await reader.read() : { done: true as const, value: undefined };
@@ -121,6 +123,7 @@ export async function throughEnvoy(
     if (options.resetAfterChunks !== undefined && chunks >= options.resetAfterChunks) {
       abort.abort();
       await session.reset();
+      reset = true;
       break;
     }
     if (session.localReply) break;
@@ -129,7 +132,7 @@ export async function throughEnvoy(
     abort.abort();
     return { ...local(), forwarded };
   }
-  await session.end();
+  if (!reset) await session.end();
   return {
     ...base,
     session,

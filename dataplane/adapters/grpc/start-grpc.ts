@@ -93,7 +93,9 @@ function serveProcessStream(
   });
   stream.on("end", () => {
     enqueue(async () => {
-      await exchange.streamEnded("end");
+      // grpc-js ends the readable side of a reset stream too, just before "cancelled".
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      await exchange.streamEnded(stream.cancelled ? "reset" : "end");
       close();
     });
   });
