@@ -9,6 +9,8 @@ import type { Pipeline } from "../core/pipeline.js";
 import type { AuditRepository } from "../store/audit-repository.js";
 import type { RetentionRepository } from "../store/retention-repository.js";
 import type { GuardrailRepository } from "../store/guardrail-repository.js";
+import type { ExportRepository } from "../store/export-repository.js";
+import type { ExportJobs } from "../audit/export-jobs.js";
 import type { GuardConfigService } from "../guardrails/enforcement/guard-config.js";
 import type { Logger } from "../observability/logger.js";
 import type { BackendService } from "../registry/backend-service.js";
@@ -41,7 +43,9 @@ export interface AppContext {
     audit: AuditRepository;
     retention: RetentionRepository;
     guardrails: GuardrailRepository;
+    exports: ExportRepository;
   };
+  exportJobs: ExportJobs;
   guardConfig: GuardConfigService;
   audit: AuditLog;
   sweeper: RetentionSweeper;

@@ -50,6 +50,10 @@ import { guardrailRoutes } from "../adapters/http/routes/guardrails.js";
 import { GuardConfigService } from "../guardrails/enforcement/guard-config.js";
 import { requestGuardStage, responseGuardStage } from "../guardrails/enforcement/guard-stages.js";
 import { GuardrailRepository } from "../store/guardrail-repository.js";
+import { exportRoutes } from "../adapters/http/routes/exports.js";
+import { ExportJobs } from "../audit/export-jobs.js";
+import { ExportRepository } from "../store/export-repository.js";
+import { VERSION } from "../adapters/http/routes/system.js";
 import type { AppContext, ReadinessCheck } from "./context.js";
 import { openStores, type Stores } from "./open-stores.js";
 
@@ -136,6 +140,23 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const guardrailRepo = new GuardrailRepository(db);
   const guardConfig = new GuardConfigService(guardrailRepo, broadcast, clock);
+  const exportRepo = new ExportRepository(db);
+  const exportJobs = new ExportJobs(
+    exportRepo,
+    auditRepo,
+    retentionRepo,
+    signer,
+    async (customerId) => ({
+      guardrails: await guardConfig.policy(customerId),
+      rules: (await guardrailRepo.rules(customerId)).map((r) => ({ id: r.id, ...r.definition })),
+      retention: await retentionRepo.settings(customerId),
+      legal_holds: await retentionRepo.holds(customerId),
+    }),
+    clock,
+    logger,
+    VERSION,
+  );
+  exportJobs.start();
   const stopGuardConfig = await guardConfig.start();
   const limits = await buildLimits({ config, clock, logger, metrics, db, redis });
   const pipeline = new Pipeline({
@@ -161,7 +182,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       audit: auditRepo,
       retention: retentionRepo,
       guardrails: guardrailRepo,
+      exports: exportRepo,
     },
+    exportJobs,
     guardConfig,
     audit,
     sweeper,
@@ -203,6 +226,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...compatRoutes(ctx),
     ...auditRoutes(ctx),
     ...guardrailRoutes(ctx),
+    ...exportRoutes(ctx),
     ...limits.routes(ctx),
   ];
   const openApiRoute = route({
@@ -229,6 +253,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await upstream.close();
       audit.stopCheckpoints();
       sweeper.stop();
+      await exportJobs.stop();
       await writer.stop();
       await limits.close();
       await stopGuardConfig().catch(() => undefined);
