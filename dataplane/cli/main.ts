@@ -2,6 +2,7 @@
  * The `evident` command line. Subcommands live in one table; add one by adding an entry (e.g.
  * `audit verify`, keyed by its words).
  */
+import { auditVerifyCommand } from "./audit-verify-command.js";
 import { runScan } from "./scan-command.js";
 import { parseScanFlags } from "./scan-flags.js";
 
@@ -19,6 +20,7 @@ export interface Subcommand {
 }
 
 export const SUBCOMMANDS: Record<string, Subcommand> = {
+  "audit verify": auditVerifyCommand,
   scan: {
     summary: "scan JSON lines {id, text} from stdin with every built-in guardrail",
     usage: "evident scan [--injection-threshold N] [--safety-threshold N] < input.jsonl",
