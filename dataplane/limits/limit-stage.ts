@@ -1,7 +1,7 @@
 import { GatewayError } from "../core/errors.js";
 import type { InferenceCall } from "../core/inference-call.js";
 import type { PipelineStage } from "../core/pipeline.js";
-import type { BudgetSettingsCache } from "./budget-settings-cache.js";
+import type { CustomerBudget } from "../store/budget-repository.js";
 import { customerLimitKey } from "./limit-keys.js";
 import {
   rateLimitsFor,
@@ -14,7 +14,8 @@ import { estimateTokens } from "./token-estimate.js";
 
 export interface LimitStageDeps {
   limiter: RateLimiter;
-  settings: BudgetSettingsCache;
+  /** Each customer's custom limits (a BudgetSettingsCache in the app). */
+  settings: { get(customerId: string): Promise<CustomerBudget> };
   defaultMaxTokens: number;
 }
 
@@ -75,7 +76,9 @@ export function limitStage(deps: LimitStageDeps): PipelineStage {
       const reservation = reservations.get(call);
       if (!reservation) return;
       reservations.delete(call);
-      await deps.limiter.settle(reservation, call.usage?.totalTokens ?? 0);
+      // Not awaited: the settle's round trip stays off the response path (one round trip per
+      // call on the hot path). It never throws, and later admits on this replica queue behind it.
+      void deps.limiter.settle(reservation, call.usage?.totalTokens ?? 0);
     },
   };
 }
