@@ -24,7 +24,8 @@ export interface EnvoyExchange {
   status: number;
   headers: HeaderList;
   body: string;
-  check: CheckOutcome;
+  /** Undefined when the chain has no ext_authz. */
+  check: CheckOutcome | undefined;
   session: ExtProcSession | undefined;
   /** The request as the backend received it (undefined when Envoy answered itself). */
   forwarded: { url: string; headers: HeaderList; body: string } | undefined;
@@ -34,6 +35,8 @@ export interface EnvoyExchange {
 
 export interface ExchangeOptions {
   check?: SendCheckOptions;
+  /** A filter chain without ext_authz (ext_proc alone). */
+  withoutExtAuthz?: boolean;
   session?: ExtProcSessionOptions;
   /** Reset the exchange (client gone) after this many response body chunks. */
   resetAfterChunks?: number;
@@ -48,13 +51,20 @@ export async function throughEnvoy(
   options: ExchangeOptions = {},
 ): Promise<EnvoyExchange> {
   const base = { session: undefined, forwarded: undefined };
-  const check = await sendCheck(envoy.authorization, request, options.check);
-  if (check.kind === "denied" || (check.kind === "error" && check.caller)) {
-    const caller = check.kind === "denied" ? check.caller : check.caller!;
-    return { ...base, ...caller, check, answeredBy: "ext_authz" };
+  const check =
+    options.withoutExtAuthz === true
+      ? undefined
+      : await sendCheck(envoy.authorization, request, options.check);
+  if (check?.kind === "denied") return { ...base, ...check.caller, check, answeredBy: "ext_authz" };
+  if (check?.kind === "error" && check.caller) {
+    return { ...base, ...check.caller, check, answeredBy: "ext_authz" };
   }
   const afterAuthz =
-    check.kind === "allowed" ? check.upstream.headers : (check.upstream?.headers ?? []);
+    check === undefined
+      ? request.headers
+      : check.kind === "allowed"
+        ? check.upstream.headers
+        : (check.upstream?.headers ?? []);
   const session = new ExtProcSession(
     envoy.externalProcessor,
     { ...request, headers: afterAuthz },
