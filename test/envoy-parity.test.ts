@@ -199,7 +199,7 @@ async function auditOf(requestId: string): Promise<AuditView[]> {
       gateway.url,
       "GET",
       `/api/v1/audit/records?request_id=${requestId}`,
-      gateway.adminKey,
+      proKey,
     );
     const rows = (res.json.data as AuditView[] | undefined) ?? [];
     if (rows.length > 0 || attempt === 19) {
