@@ -232,3 +232,80 @@ for (const c of cases) {
     t.deepEqual(envoyAudit, restAudit);
   });
 }
+
+test.serial(
+  "parity REST vs Envoy (Envoy test double): rate limit 429 with Retry-After and X-RateLimit-*",
+  async (t) => {
+    const freeKey = await customerKey(gateway.url, gateway.adminKey, "free");
+    const c: Case = { name: "limited", key: freeKey, body: { model: "same", messages } };
+    // Use up the free tier's requests per minute, half through each transport.
+    let ok = 0;
+    for (let i = 0; i < 40 && ok < 40; i++) {
+      const seen =
+        i % 2 === 0 ? await viaRest(c, `limit-warm-${i}`) : await viaEnvoy(c, `limit-warm-e${i}`);
+      if (seen.status !== 200) break;
+      ok += 1;
+    }
+    t.true(ok > 0 && ok < 40, `the limit was reached after ${ok} calls`);
+    const rest = await fetchHeaders(c, "parity-rest-limited", "rest");
+    const viaProxy = await fetchHeaders(c, "parity-envoy-limited", "envoy");
+    t.is(rest.status, 429);
+    t.deepEqual(viaProxy, rest);
+    const restAudit = await auditAs(freeKey, "parity-rest-limited");
+    t.is(restAudit[0]?.outcome, "rate_limited");
+    t.deepEqual(await auditAs(freeKey, "parity-envoy-limited"), restAudit);
+  },
+);
+
+/** Status, code and which rate-limit headers the caller got. */
+async function fetchHeaders(c: Case, requestId: string, transport: "rest" | "envoy") {
+  const key = keyOf(c);
+  const headers = {
+    "content-type": "application/json",
+    "x-request-id": requestId,
+    authorization: `Bearer ${key}`,
+  };
+  const body = JSON.stringify(c.body);
+  let status: number;
+  let text: string;
+  let get: (name: string) => string | undefined;
+  if (transport === "rest") {
+    const res = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers,
+      body,
+    });
+    status = res.status;
+    text = await res.text();
+    get = (name) => res.headers.get(name) ?? undefined;
+  } else {
+    const exchange = await throughEnvoy(envoy, {
+      method: "POST",
+      path: "/v1/chat/completions",
+      headers,
+      body,
+    });
+    status = exchange.status;
+    text = exchange.body;
+    get = (name) => headerValue(exchange.headers, name);
+  }
+  return {
+    status,
+    code: codeOf(text),
+    retryAfter: get("retry-after") !== undefined,
+    limitHeaders: ["x-ratelimit-limit-requests", "x-ratelimit-remaining-requests"].map(
+      (h) => get(h) !== undefined,
+    ),
+    requestId: get("x-request-id") === requestId,
+  };
+}
+
+async function auditAs(key: string, requestId: string): Promise<AuditView[]> {
+  const res = await call(gateway.url, "GET", `/api/v1/audit/records?request_id=${requestId}`, key);
+  return ((res.json.data as AuditView[] | undefined) ?? []).map((r) => ({
+    outcome: r.outcome,
+    status: r.status,
+    error_code: r.error_code,
+    model: r.model,
+  }));
+}
