@@ -51,6 +51,7 @@ import { GuardConfigService } from "../guardrails/enforcement/guard-config.js";
 import { requestGuardStage, responseGuardStage } from "../guardrails/enforcement/guard-stages.js";
 import { GuardrailRepository } from "../store/guardrail-repository.js";
 import { exportRoutes } from "../adapters/http/routes/exports.js";
+import { routeRoutes } from "../adapters/http/routes/routes.js";
 import { ExportJobs } from "../audit/export-jobs.js";
 import { ExportRepository } from "../store/export-repository.js";
 import { VERSION } from "../adapters/http/routes/system.js";
@@ -227,6 +228,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...auditRoutes(ctx),
     ...guardrailRoutes(ctx),
     ...exportRoutes(ctx),
+    ...routeRoutes(ctx),
     ...limits.routes(ctx),
   ];
   const openApiRoute = route({

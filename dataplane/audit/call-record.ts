@@ -46,6 +46,13 @@ export function recordForCall(
             model_version: call.route.model.model?.version ?? null,
             candidates: call.route.targets.map((t) => t.id),
             chosen: call.target?.id ?? null,
+            ...(call.route.routeId === undefined
+              ? {}
+              : {
+                  route_id: call.route.routeId,
+                  strategy: call.route.strategy ?? null,
+                  arm: call.route.arm ?? null,
+                }),
           }
         : null,
       classification: call.classification,

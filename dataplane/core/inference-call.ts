@@ -33,6 +33,8 @@ export interface InferenceCall {
   caller: Caller;
   /** The model name or alias as the caller wrote it. */
   requestedModel: string;
+  /** Request headers (lower-case names, credentials left out), for smart-route header matching. */
+  readonly requestHeaders?: Readonly<Record<string, string>>;
   /** The JSON body (for transcriptions: the form fields). Stages may rewrite it (redaction). */
   body: Record<string, unknown>;
   stream: boolean;
@@ -75,6 +77,7 @@ export function newInferenceCall(init: {
   stream: boolean;
   declaredClassification?: ClassificationLevel;
   startedAt: number;
+  requestHeaders?: Readonly<Record<string, string>>;
 }): InferenceCall {
   return {
     ...init,

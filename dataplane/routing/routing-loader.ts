@@ -6,6 +6,7 @@ import type { DeploymentRepository } from "../store/deployment-repository.js";
 import type { ModelRepository } from "../store/model-repository.js";
 import { RoutingTable } from "./routing-table.js";
 import type { RoutableModel, Target } from "./routing-types.js";
+import type { RouteConfig } from "./routes/route-config.js";
 
 export const ROUTING_CHANNEL = "evident.routing.changed";
 const ALL = { limit: 1_000_000, offset: 0 };
@@ -15,6 +16,8 @@ export interface RoutingSources {
   deployments: DeploymentRepository;
   backends: BackendRepository;
   cipher: CredentialCipher;
+  /** Customers' smart routes; without it no route applies. */
+  routes?: { listEnabled(): Promise<RouteConfig[]> };
 }
 
 function servedName(model: Model): string {
@@ -38,10 +41,11 @@ function routable(model: Model, targets: Target[]): RoutableModel {
 
 /** Builds the table from the store: newest running version per name, plus customers' backends. */
 export async function loadRoutingTable(src: RoutingSources): Promise<RoutingTable> {
-  const [models, running, backends] = await Promise.all([
+  const [models, running, backends, routes] = await Promise.all([
     src.models.list({}, ALL),
     src.deployments.list({ status: "running" }, ALL),
     src.backends.list(null),
+    src.routes?.listEnabled() ?? [],
   ]);
   const live = models.filter((m) => m.status !== "deregistered" && m.status !== "failed");
   const byId = new Map(live.map((m) => [m.id, m]));
@@ -112,7 +116,13 @@ export async function loadRoutingTable(src: RoutingSources): Promise<RoutingTabl
     }
     perCustomer.set(b.customerId, list);
   }
-  return new RoutingTable(global, perCustomer);
+  const routesByCustomer = new Map<string, RouteConfig[]>();
+  for (const r of routes) {
+    const list = routesByCustomer.get(r.customerId) ?? [];
+    list.push(r);
+    routesByCustomer.set(r.customerId, list);
+  }
+  return new RoutingTable(global, perCustomer, routesByCustomer);
 }
 
 /**
@@ -127,7 +137,7 @@ export class RoutingTableHolder {
   private unsubscribe: (() => Promise<void>) | undefined;
 
   constructor(
-    private readonly sources: RoutingSources,
+    private sources: RoutingSources,
     private readonly broadcast: Broadcast,
     private readonly reloadMs: number,
     private readonly onError: (err: unknown) => void,
@@ -147,6 +157,12 @@ export class RoutingTableHolder {
     await this.reload();
     this.timer = setInterval(() => void this.reload(), this.reloadMs);
     this.timer.unref();
+  }
+
+  /** Adds the smart-route source (when the app wires it after start) and reloads. */
+  useRoutes(routes: NonNullable<RoutingSources["routes"]>): Promise<void> {
+    this.sources = { ...this.sources, routes };
+    return this.reload();
   }
 
   /** Reloads now (coalescing concurrent requests into at most one more run). */

@@ -1,9 +1,10 @@
+import type { RouteConfig } from "./routes/route-config.js";
 import type { RouteDecision, RoutableModel, Target } from "./routing-types.js";
 import type { TargetHealth } from "./target-health.js";
 
 /**
  * An immutable snapshot of what is routable: global models (running deployments) and each
- * customer's backends. Rebuilt and swapped whole on every change.
+ * customer's backends and smart routes. Rebuilt and swapped whole on every change.
  */
 export class RoutingTable {
   private readonly byName = new Map<string, RoutableModel>();
@@ -13,6 +14,7 @@ export class RoutingTable {
   constructor(
     readonly globalModels: readonly RoutableModel[],
     customerModels: ReadonlyMap<string, readonly RoutableModel[]>,
+    private readonly customerRoutes: ReadonlyMap<string, readonly RouteConfig[]> = new Map(),
   ) {
     index(this.byName, globalModels);
     for (const [customerId, models] of customerModels) {
@@ -31,6 +33,11 @@ export class RoutingTable {
       return { ...global, targets: [...global.targets, ...own.targets] };
     }
     return own ?? global;
+  }
+
+  /** A customer's enabled smart routes, oldest first. */
+  routesOf(customerId: string): readonly RouteConfig[] {
+    return this.customerRoutes.get(customerId) ?? [];
   }
 
   /** Every model a customer can address. */

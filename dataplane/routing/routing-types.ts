@@ -32,4 +32,9 @@ export interface RouteDecision {
   model: RoutableModel;
   /** Targets in the order to try them: the first is the pick, the rest are fallbacks. */
   targets: Target[];
+  /** Set when one of the customer's smart routes decided the model. */
+  routeId?: string;
+  strategy?: string;
+  /** The route target picked (the A/B arm), as the route names it. */
+  arm?: string;
 }

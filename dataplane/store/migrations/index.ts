@@ -3,6 +3,7 @@ import { sql as modelsDeploymentsBackends } from "./0002-models-deployments-back
 import { sql as audit } from "./0003-audit.js";
 import { sql as usageAndBudgets } from "./0004-usage-and-budgets.js";
 import { sql as guardrails } from "./0005-guardrails.js";
+import { sql as routes } from "./0006-routes.js";
 
 export interface Migration {
   id: number;
@@ -17,4 +18,5 @@ export const migrations: readonly Migration[] = [
   { id: 3, name: "audit", sql: audit },
   { id: 4, name: "usage-and-budgets", sql: usageAndBudgets },
   { id: 5, name: "guardrails", sql: guardrails },
+  { id: 6, name: "routes", sql: routes },
 ];

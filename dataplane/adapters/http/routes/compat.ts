@@ -6,6 +6,7 @@ import type { AppContext } from "../../../app/context.js";
 import { GatewayError } from "../../../core/errors.js";
 import type { Caller } from "../../../core/identity.js";
 import { newInferenceCall, type Endpoint } from "../../../core/inference-call.js";
+import { headersForRouting } from "../../../routing/routes/headers-for-routing.js";
 import { errorSchema } from "../common-schemas.js";
 import { declaredClassification } from "../compat/call-lifecycle.js";
 import { chatCompletionRequest, embeddingRequest, modelList } from "../compat/compat-schemas.js";
@@ -40,6 +41,7 @@ function startCall(
     stream: body.stream === true,
     declaredClassification: declaredClassification(input.request, body),
     startedAt: ctx.clock.now(),
+    requestHeaders: headersForRouting(input.request.headers),
   });
 }
 

@@ -1,0 +1,393 @@
+import test from "ava";
+import { startFakeUpstream, type FakeUpstream } from "./fakes/fake-openai-upstream.js";
+import { customerKey, deployModel } from "./support/inference-fixture.js";
+import { call, errorOf, startTestApp, type RunningApp } from "./support/test-app.js";
+
+let gw: RunningApp;
+let upA: FakeUpstream;
+let upB: FakeUpstream;
+
+test.before(async () => {
+  gw = await startTestApp();
+  upA = await startFakeUpstream();
+  upB = await startFakeUpstream();
+});
+
+test.after.always(async () => {
+  await gw?.close();
+  await upA?.close();
+  await upB?.close();
+});
+
+const chat = (key: string, model: string, headers: Record<string, string> = {}) =>
+  call(
+    gw.url,
+    "POST",
+    "/v1/chat/completions",
+    key,
+    { model, messages: [{ role: "user", content: "hi" }] },
+    headers,
+  );
+
+/** Model names the fake upstream `up` received since `from`. */
+const received = (up: FakeUpstream, from: number) =>
+  up.requests.slice(from).map((r) => (r.body as { model?: string }).model);
+
+async function eventually<T>(get: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
+  let last = await get();
+  for (let i = 0; i < 200 && !ok(last); i++) {
+    await new Promise((r) => setTimeout(r, 25));
+    last = await get();
+  }
+  return last;
+}
+
+const route = (body: Record<string, unknown>, key = gw.adminKey) =>
+  call(gw.url, "POST", "/api/v1/routes", key, body);
+
+test.serial("routes: create, list, get, patch, delete; scoped to the key's customer", async (t) => {
+  const alice = await customerKey(gw.url, gw.adminKey, "free");
+  const bob = await customerKey(gw.url, gw.adminKey, "free");
+  const created = await route(
+    {
+      name: "gpt split",
+      match: { model: "gpt-x" },
+      strategy: "weighted",
+      targets: [
+        { model: "m1", weight: 70 },
+        { model: "m2", weight: 30 },
+      ],
+      enabled: true,
+    },
+    alice,
+  );
+  t.is(created.status, 201, JSON.stringify(created.json));
+  const id = created.json.id as string;
+  const customerId = created.json.customer_id as string;
+  t.regex(id, /^route_/);
+  t.deepEqual(created.json.match, { model: "gpt-x", headers: {} });
+
+  const list = await call(gw.url, "GET", "/api/v1/routes", alice);
+  t.deepEqual(
+    (list.json.data as { id: string }[]).map((r) => r.id),
+    [id],
+  );
+  t.is((await call(gw.url, "GET", `/api/v1/routes/${id}`, alice)).json.name, "gpt split");
+
+  // Another customer neither sees nor changes it, nor acts for alice's customer.
+  t.is((await call(gw.url, "GET", `/api/v1/routes/${id}`, bob)).status, 404);
+  t.is((await call(gw.url, "PATCH", `/api/v1/routes/${id}`, bob, { enabled: false })).status, 404);
+  t.is((await call(gw.url, "DELETE", `/api/v1/routes/${id}`, bob)).status, 404);
+  t.deepEqual((await call(gw.url, "GET", "/api/v1/routes", bob)).json.data, []);
+  const forOther = await call(gw.url, "GET", `/api/v1/routes?customer_id=${customerId}`, bob);
+  t.is(forOther.status, 403);
+  // An admin may name any customer.
+  const adminList = await call(
+    gw.url,
+    "GET",
+    `/api/v1/routes?customer_id=${customerId}`,
+    gw.adminKey,
+  );
+  t.is((adminList.json.data as unknown[]).length, 1);
+  t.is((await call(gw.url, "GET", `/api/v1/routes/${id}`, gw.adminKey)).status, 200);
+
+  const patched = await call(gw.url, "PATCH", `/api/v1/routes/${id}`, alice, {
+    strategy: "fallback",
+    enabled: false,
+  });
+  t.is(patched.status, 200);
+  t.is(patched.json.strategy, "fallback");
+  t.is(patched.json.enabled, false);
+  t.is(patched.json.name, "gpt split", "fields not sent are kept");
+
+  t.is((await call(gw.url, "DELETE", `/api/v1/routes/${id}`, alice)).status, 204);
+  t.is((await call(gw.url, "GET", `/api/v1/routes/${id}`, alice)).status, 404);
+
+  const audit = await call(
+    gw.url,
+    "GET",
+    `/api/v1/audit/records?customer_id=${customerId}&kind=management`,
+    gw.adminKey,
+  );
+  const actions = (audit.json.data as { action: string }[]).map((r) => r.action);
+  for (const a of ["route.create", "route.update", "route.delete"]) t.true(actions.includes(a), a);
+});
+
+test.serial("routes: invalid bodies are 422", async (t) => {
+  const valid = {
+    match: { model: "x" },
+    strategy: "weighted",
+    targets: [{ model: "y", weight: 50 }],
+    enabled: true,
+  };
+  t.is((await route(valid)).status, 201);
+  const bad: Record<string, unknown>[] = [
+    { ...valid, strategy: "random" },
+    { ...valid, targets: [] },
+    { ...valid, targets: [{ model: "y", weight: 101 }] },
+    { ...valid, targets: [{ model: "y", weight: -1 }] },
+    { ...valid, targets: [{ model: "y", weight: 0 }] },
+    { ...valid, priority: 1 },
+    { ...valid, match: { model: "x", region: "eu" } },
+    { ...valid, match: { model: "x".repeat(257) } },
+    { ...valid, targets: [{ model: "", weight: 1 }] },
+    { ...valid, strategy: "ab" },
+  ];
+  for (const body of bad) {
+    const res = await route(body);
+    t.is(res.status, 422, JSON.stringify(body).slice(0, 120));
+    t.is(errorOf(res.json).code, "validation_failed");
+  }
+  const id = (await route(valid)).json.id as string;
+  const patch = await call(gw.url, "PATCH", `/api/v1/routes/${id}`, gw.adminKey, { colour: 1 });
+  t.is(patch.status, 422);
+});
+
+test.serial("weighted 100/0 sends every call to the weight-100 model", async (t) => {
+  await deployModel(gw.url, gw.adminKey, { name: "w-heavy" }, upA.url);
+  await deployModel(gw.url, gw.adminKey, { name: "w-never" }, upB.url);
+  const key = await customerKey(gw.url, gw.adminKey, "free");
+  const created = await route(
+    {
+      match: { model: "w-alias" },
+      strategy: "weighted",
+      targets: [
+        { model: "w-never", weight: 0 },
+        { model: "w-heavy", weight: 100 },
+      ],
+      enabled: true,
+    },
+    key,
+  );
+  t.is(created.status, 201);
+  const [a, b] = [upA.requests.length, upB.requests.length];
+  for (let i = 0; i < 10; i++) {
+    const res = await chat(key, "w-alias");
+    t.is(res.status, 200);
+  }
+  t.deepEqual(received(upA, a), Array(10).fill("w-heavy"));
+  t.deepEqual(received(upB, b), []);
+});
+
+test.serial("evaluate is a dry run: the decision, no upstream call", async (t) => {
+  await deployModel(gw.url, gw.adminKey, { name: "e-target", version: "3" }, upA.url);
+  const key = await customerKey(gw.url, gw.adminKey, "free");
+  const created = await route(
+    {
+      match: { model: "e-alias" },
+      strategy: "fallback",
+      targets: [{ model: "e-target", weight: 1 }],
+      enabled: true,
+    },
+    key,
+  );
+  const [a, b] = [upA.requests.length, upB.requests.length];
+  const res = await call(gw.url, "POST", "/api/v1/routes/evaluate", key, { model: "e-alias" });
+  t.is(res.status, 200, JSON.stringify(res.json));
+  t.like(res.json, {
+    object: "routing_decision",
+    route_id: created.json.id,
+    strategy: "fallback",
+    arm: "e-target",
+    model: "e-target",
+    model_version: "3",
+  });
+  t.is((res.json.targets as unknown[]).length, 1);
+  t.is(upA.requests.length, a);
+  t.is(upB.requests.length, b);
+  // Without a matching route the requested name resolves as usual.
+  const plain = await call(gw.url, "POST", "/api/v1/routes/evaluate", key, { model: "e-target" });
+  t.like(plain.json, { route_id: null, model: "e-target" });
+  const unknown = await call(gw.url, "POST", "/api/v1/routes/evaluate", key, { model: "nope" });
+  t.is(unknown.status, 404);
+  const extra = await call(gw.url, "POST", "/api/v1/routes/evaluate", key, { model: "x", n: 1 });
+  t.is(extra.status, 422);
+});
+
+test.serial("fallback skips a target with no running deployment", async (t) => {
+  const registered = await call(gw.url, "POST", "/api/v1/models", gw.adminKey, {
+    name: "f-undeployed",
+    version: "1",
+  });
+  t.is(registered.status, 201);
+  await deployModel(gw.url, gw.adminKey, { name: "f-second" }, upB.url);
+  await deployModel(gw.url, gw.adminKey, { name: "f-third" }, upA.url);
+  const key = await customerKey(gw.url, gw.adminKey, "free");
+  await route(
+    {
+      match: { model: "f-alias" },
+      strategy: "fallback",
+      targets: [
+        { model: "f-undeployed", weight: 1 },
+        { model: "no-such-model", weight: 1 },
+        { model: "f-second", weight: 1 },
+        { model: "f-third", weight: 1 },
+      ],
+      enabled: true,
+    },
+    key,
+  );
+  const [a, b] = [upA.requests.length, upB.requests.length];
+  const res = await chat(key, "f-alias");
+  t.is(res.status, 200);
+  t.deepEqual(received(upB, b), ["f-second"]);
+  t.deepEqual(received(upA, a), []);
+  // When the first routable target's backend fails, the next target takes the call.
+  upB.script.next({ status: 503 });
+  const failedOver = await chat(key, "f-alias");
+  t.is(failedOver.status, 200);
+  t.deepEqual(received(upA, a), ["f-third"]);
+});
+
+test.serial(
+  "cheapest picks the lower-priced model; the audit record names the route",
+  async (t) => {
+    await deployModel(
+      gw.url,
+      gw.adminKey,
+      { name: "c-pricey", pricing: { input_per_1k: 0.03, output_per_1k: 0.06 } },
+      upA.url,
+    );
+    await deployModel(
+      gw.url,
+      gw.adminKey,
+      { name: "c-cheap", pricing: { input_per_1k: 0.001, output_per_1k: 0.002 } },
+      upB.url,
+    );
+    const key = await customerKey(gw.url, gw.adminKey, "free");
+    const created = await route(
+      {
+        match: { model: "c-alias" },
+        strategy: "cheapest",
+        targets: [
+          { model: "c-pricey", weight: 100 },
+          { model: "c-cheap", weight: 0 },
+        ],
+        enabled: true,
+      },
+      key,
+    );
+    const [a, b] = [upA.requests.length, upB.requests.length];
+    t.is((await chat(key, "c-alias")).status, 200);
+    t.deepEqual(received(upB, b), ["c-cheap"]);
+    t.deepEqual(received(upA, a), []);
+    const records = await eventually(
+      async () =>
+        (await call(gw.url, "GET", "/api/v1/audit/records?kind=inference", key)).json.data as {
+          model: string;
+          route: Record<string, unknown>;
+        }[],
+      (data) => data.length > 0,
+    );
+    t.is(records[0]?.model, "c-cheap");
+    t.like(records[0]?.route ?? {}, {
+      route_id: created.json.id,
+      strategy: "cheapest",
+      arm: "c-cheap",
+    });
+  },
+);
+
+test.serial(
+  "a route with header conditions applies only to calls carrying those headers",
+  async (t) => {
+    await deployModel(gw.url, gw.adminKey, { name: "h-default" }, upA.url);
+    await deployModel(gw.url, gw.adminKey, { name: "h-beta" }, upB.url);
+    const key = await customerKey(gw.url, gw.adminKey, "free");
+    await route(
+      {
+        match: { model: "h-default", headers: { "X-Tenant": "beta" } },
+        strategy: "weighted",
+        targets: [{ model: "h-beta", weight: 100 }],
+        enabled: true,
+      },
+      key,
+    );
+    const [a, b] = [upA.requests.length, upB.requests.length];
+    t.is((await chat(key, "h-default")).status, 200);
+    t.is((await chat(key, "h-default", { "x-tenant": "beta" })).status, 200);
+    t.is((await chat(key, "h-default", { "x-tenant": "gamma" })).status, 200);
+    t.deepEqual(received(upA, a), ["h-default", "h-default"]);
+    t.deepEqual(received(upB, b), ["h-beta"]);
+  },
+);
+
+test.serial("a disabled route is ignored; the tier check applies to the model used", async (t) => {
+  await deployModel(gw.url, gw.adminKey, { name: "t-free" }, upA.url);
+  await deployModel(gw.url, gw.adminKey, { name: "t-ent", required_tier: "enterprise" }, upB.url);
+  const key = await customerKey(gw.url, gw.adminKey, "free");
+  const created = await route(
+    {
+      match: { model: "t-free" },
+      strategy: "weighted",
+      targets: [{ model: "t-ent", weight: 100 }],
+      enabled: true,
+    },
+    key,
+  );
+  const res = await chat(key, "t-free");
+  t.is(res.status, 403);
+  t.is(errorOf(res.json).code, "tier_restricted");
+  const id = created.json.id as string;
+  await call(gw.url, "PATCH", `/api/v1/routes/${id}`, key, { enabled: false });
+  t.is((await chat(key, "t-free")).status, 200);
+});
+
+test.serial("ab-results: per-arm calls, errors, latency, tokens and a z-test", async (t) => {
+  await deployModel(gw.url, gw.adminKey, { name: "ab-good" }, upA.url);
+  await deployModel(gw.url, gw.adminKey, { name: "ab-bad" }, upB.url);
+  const key = await customerKey(gw.url, gw.adminKey, "enterprise");
+  const created = await route(
+    {
+      match: { model: "ab-test" },
+      strategy: "ab",
+      targets: [
+        { model: "ab-good", weight: 50 },
+        { model: "ab-bad", weight: 50 },
+      ],
+      enabled: true,
+    },
+    key,
+  );
+  const id = created.json.id as string;
+  const b = upB.requests.length;
+  upB.script.setDefault({ status: 500 });
+  const statuses: number[] = [];
+  try {
+    for (let i = 0; i < 40; i++) statuses.push((await chat(key, "ab-test")).status);
+  } finally {
+    upB.script.setDefault({});
+  }
+  const toBad = upB.requests.length - b;
+  const results = await eventually(
+    async () => (await call(gw.url, "GET", `/api/v1/routes/${id}/ab-results`, key)).json,
+    (json) => json.calls === 40,
+  );
+  t.is(results.calls, 40);
+  const arms = results.arms as {
+    model: string;
+    calls: number;
+    errors: number;
+    error_rate: number;
+    latency_ms: { p50: number | null; p95: number | null };
+    tokens: number;
+  }[];
+  t.deepEqual(
+    arms.map((a) => a.model),
+    ["ab-good", "ab-bad"],
+  );
+  const [good, bad] = arms;
+  t.is((good?.calls ?? 0) + (bad?.calls ?? 0), 40);
+  t.is(good?.errors, 0);
+  t.is(bad?.calls, statuses.filter((s) => s !== 200).length);
+  t.true(toBad >= (bad?.calls ?? 0), "the bad arm's calls reached its upstream");
+  t.is(bad?.errors, bad?.calls);
+  t.true((good?.tokens ?? 0) > 0);
+  t.not(good?.latency_ms.p50, null);
+  const analysis = results.analysis as { test: string; p_value: number; arms: string[] };
+  t.is(analysis.test, "two_proportion_z");
+  t.deepEqual(analysis.arms, ["ab-good", "ab-bad"]);
+  t.true(analysis.p_value >= 0 && analysis.p_value <= 1);
+  const other = await customerKey(gw.url, gw.adminKey, "free");
+  t.is((await call(gw.url, "GET", `/api/v1/routes/${id}/ab-results`, other)).status, 404);
+});
