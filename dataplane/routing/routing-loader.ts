@@ -135,6 +135,7 @@ export class RoutingTableHolder {
   private again = false;
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => Promise<void>) | undefined;
+  private awaitingRoutes = false;
 
   constructor(
     private sources: RoutingSources,
@@ -149,7 +150,7 @@ export class RoutingTableHolder {
   }
 
   get loaded(): boolean {
-    return this.table !== undefined;
+    return this.table !== undefined && !this.awaitingRoutes;
   }
 
   async start(): Promise<void> {
@@ -162,7 +163,10 @@ export class RoutingTableHolder {
   /** Adds the smart-route source (when the app wires it after start) and reloads. */
   useRoutes(routes: NonNullable<RoutingSources["routes"]>): Promise<void> {
     this.sources = { ...this.sources, routes };
-    return this.reload();
+    this.awaitingRoutes = true;
+    return this.reload().finally(() => {
+      this.awaitingRoutes = false;
+    });
   }
 
   /** Reloads now (coalescing concurrent requests into at most one more run). */

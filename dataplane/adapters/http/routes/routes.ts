@@ -30,7 +30,8 @@ const errors = {
 /** Smart routing (spec 4.5): customers' routes, a dry-run evaluation and A/B results. */
 export function routeRoutes(ctx: AppContext): AnyRouteSpec[] {
   const repo = new RouteRepository(ctx.db);
-  // The routing table learns the routes from here, so calls see them on every replica.
+  // The routing table learns the routes from here and reloads them on every replica on change
+  // (the "routing" readiness check waits for the first table with routes).
   void ctx.routing.useRoutes(repo);
   const who = (c: Caller | undefined) => c as Caller;
   const params = z.object({ route_id: idParam });
