@@ -79,8 +79,13 @@ test.serial(
 );
 
 test.serial(
-  "openai SDK against a fake upstream: streaming delivers every chunk as the backend sent it",
+  "openai SDK against a fake upstream: with output guardrails off, streaming delivers every chunk as the backend sent it",
   async (t) => {
+    const off = await call(gateway.url, "PATCH", "/api/v1/guardrails/policy", gateway.adminKey, {
+      pii: { enabled: false },
+      safety: { enabled: false },
+    });
+    t.is(off.status, 200);
     upstream.script.next({ chunks: ["Hel", "lo", ", wor", "ld", "!"], paceMs: 5 });
     const stream = await client.chat.completions.create({
       model: "chat-model",

@@ -73,9 +73,10 @@ export class GuardrailRepository {
     return rows.map(toRule);
   }
 
-  async rule(id: string, customerId: string): Promise<StoredRule | undefined> {
+  /** One rule, scoped to a customer unless customerId is null (admin). */
+  async rule(id: string, customerId: string | null): Promise<StoredRule | undefined> {
     const [row] = await this.db.query<RuleRow>(
-      "SELECT * FROM guardrail_rules WHERE id = $1 AND customer_id = $2",
+      "SELECT * FROM guardrail_rules WHERE id = $1 AND ($2::text IS NULL OR customer_id = $2)",
       [id, customerId],
     );
     return row ? toRule(row) : undefined;
@@ -102,11 +103,11 @@ export class GuardrailRepository {
     return row ? toRule(row) : undefined;
   }
 
-  async deleteRule(id: string, customerId: string): Promise<boolean> {
-    const rows = await this.db.query<{ id: string }>(
-      "DELETE FROM guardrail_rules WHERE id = $1 AND customer_id = $2 RETURNING id",
+  async deleteRule(id: string, customerId: string | null): Promise<StoredRule | undefined> {
+    const [row] = await this.db.query<RuleRow>(
+      "DELETE FROM guardrail_rules WHERE id = $1 AND ($2::text IS NULL OR customer_id = $2) RETURNING *",
       [id, customerId],
     );
-    return rows.length > 0;
+    return row ? toRule(row) : undefined;
   }
 }

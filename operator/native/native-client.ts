@@ -240,7 +240,22 @@ export function httpNativeApi(options: HttpNativeOptions): NativeApi {
     },
     deployments: crud("/api/v1/deployments"),
     routes: crud("/api/v1/routes"),
-    guardrailRules: crud("/api/v1/guardrails/rules"),
+    guardrailRules: {
+      ...crud<RuleBody, Native<RuleBody>>("/api/v1/guardrails/rules"),
+      // The rule body is strict: the customer goes in the query, as for legal holds.
+      create: ({ customer_id, ...body }) =>
+        request<Native<RuleBody>>(
+          "POST",
+          `/api/v1/guardrails/rules?customer_id=${encodeURIComponent(customer_id)}`,
+          body,
+        ),
+      patch: (id, { customer_id: _customer, ...body }) =>
+        request<Native<RuleBody>>(
+          "PATCH",
+          `/api/v1/guardrails/rules/${encodeURIComponent(id)}`,
+          body,
+        ),
+    },
     legalHolds: {
       create: ({ customer_id, ...body }) =>
         request<NativeLegalHold>(

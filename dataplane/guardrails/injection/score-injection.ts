@@ -61,10 +61,19 @@ export function combineSignals(signals: InjectionSignal[]): number {
   return 1 - keep;
 }
 
+/**
+ * Words of text before the classifier's opinion counts in full. A bag-of-features model has
+ * little evidence on a few words ("say hello"), so its weight is scaled down on short texts;
+ * short injections are caught by the structural patterns instead.
+ */
+export const CLASSIFIER_FULL_EVIDENCE_WORDS = 8;
+
 function classifierWeight(model: LinearModel, views: ScanView[]): number {
   let p = predictCounts(model, scanFeatureCounts(views))[1]!;
   for (const v of views) if (ENCODED_VIEWS.has(v.kind)) p = Math.max(p, predict(model, v.text)[1]!);
-  return Math.max(0, (p - CLASSIFIER_FLOOR) / (1 - CLASSIFIER_FLOOR));
+  const words = (views[0]?.text.match(/[\p{L}\p{N}]+/gu) ?? []).length;
+  const evidence = Math.min(1, words / CLASSIFIER_FULL_EVIDENCE_WORDS);
+  return evidence * Math.max(0, (p - CLASSIFIER_FLOOR) / (1 - CLASSIFIER_FLOOR));
 }
 
 /** Score with an explicit model (or none); `scoreInjection` uses the bundled one. */

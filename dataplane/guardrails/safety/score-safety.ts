@@ -4,6 +4,8 @@
  * it), combined by noisy-OR with the small hashed n-gram classifier. Pure and linear in the input.
  */
 import { buildScanViews, type ScanView } from "../normalize/scan-views.js";
+import { detectPii } from "../pii/detect.js";
+import type { PiiEntity } from "../pii/entities.js";
 import { predictCounts, type LinearModel } from "../models/linear-model.js";
 import { scanFeatureCounts } from "../models/model-text.js";
 import type { BucketCounts } from "../models/hashed-features.js";
@@ -143,6 +145,50 @@ function classifierScores(
 }
 
 /**
+ * Words of text before the classifiers' opinion counts in full: a bag-of-features model has little
+ * evidence on a few words, so its scores are scaled down on short texts (the lexicon and intent
+ * rules still apply in full).
+ */
+export const SAFETY_FULL_EVIDENCE_WORDS = 8;
+
+/** Identifiers the classifiers must not judge by: what a text asks, not whom it names. */
+const IDENTIFIERS: PiiEntity[] = [
+  "EMAIL_ADDRESS",
+  "PHONE_NUMBER",
+  "IP_ADDRESS",
+  "CREDIT_CARD",
+  "IBAN_CODE",
+  "US_SSN",
+];
+
+/** The views the classifiers read: the text with identifiers replaced by neutral placeholders. */
+function classifierViews(text: string, views: ScanView[]): ScanView[] {
+  const found = detectPii(text, { entities: IDENTIFIERS });
+  if (found.length === 0) return views;
+  let masked = "";
+  let at = 0;
+  for (const m of found) {
+    masked += `${text.slice(at, m.start)}[${m.entity_type}]`;
+    at = m.end;
+  }
+  return buildScanViews(masked + text.slice(at));
+}
+
+function evidenceOf(views: ScanView[]): number {
+  const words = (views[0]?.text.match(/[\p{L}\p{N}]+/gu) ?? []).length;
+  return Math.min(1, words / SAFETY_FULL_EVIDENCE_WORDS);
+}
+
+function scaled(
+  scores: Record<SafetyCategory, number>,
+  factor: number,
+): Record<SafetyCategory, number> {
+  if (factor >= 1) return scores;
+  for (const c of SAFETY_CATEGORIES) scores[c] *= factor;
+  return scores;
+}
+
+/**
  * Score with explicit classifiers (or none) and classifier floor; `scoreSafety` uses the bundled
  * ones. (The training script varies both to cross-validate.)
  */
@@ -167,7 +213,10 @@ export function scoreSafetyWith(
   const learned =
     models === undefined
       ? emptyScores()
-      : classifierScores(models, scanFeatureCounts(views), floor);
+      : scaled(
+          classifierScores(models, scanFeatureCounts(classifierViews(text, views)), floor),
+          evidenceOf(views),
+        );
   const scores = emptyScores();
   let max = 0;
   for (const c of SAFETY_CATEGORIES) {

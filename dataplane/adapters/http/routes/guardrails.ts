@@ -26,6 +26,7 @@ import { parseOrThrow, validationError } from "../validation.js";
 function ruleJson(r: StoredRule) {
   return {
     ...r.definition,
+    id: r.id,
     rule_id: r.id,
     object: "guardrail_rule",
     customer_id: r.customerId,
@@ -46,6 +47,8 @@ export function guardrailRoutes(ctx: AppContext): AnyRouteSpec[] {
   const repo = ctx.repos.guardrails;
   const notFound = (id: string) => new GatewayError("resource_not_found", `rule ${id} not found`);
   const params = z.object({ rule_id: idParam });
+  /** By id: an admin reaches any customer's rule; a member only its own customer's. */
+  const byIdScope = (c: Caller) => (c.key.role === "admin" ? null : c.customer.id);
   return [
     route({
       method: "POST",
@@ -90,8 +93,8 @@ export function guardrailRoutes(ctx: AppContext): AnyRouteSpec[] {
       params,
       query: customerQuery,
       responses: { 200: { description: "RuleResponse" }, ...errors },
-      handler: async ({ params: p, query, caller }) => {
-        const rule = await repo.rule(p.rule_id, actingCustomer(who(caller), query.customer_id));
+      handler: async ({ params: p, caller }) => {
+        const rule = await repo.rule(p.rule_id, byIdScope(who(caller)));
         if (!rule) throw notFound(p.rule_id);
         return { status: 200, body: ruleJson(rule) };
       },
@@ -106,10 +109,10 @@ export function guardrailRoutes(ctx: AppContext): AnyRouteSpec[] {
       query: customerQuery,
       body: ruleUpdateSchema,
       responses: { 200: { description: "RuleResponse" }, ...errors },
-      handler: async ({ params: p, query, body, caller }) => {
-        const customerId = actingCustomer(who(caller), query.customer_id);
-        const current = await repo.rule(p.rule_id, customerId);
+      handler: async ({ params: p, body, caller }) => {
+        const current = await repo.rule(p.rule_id, byIdScope(who(caller)));
         if (!current) throw notFound(p.rule_id);
+        const customerId = current.customerId;
         const merged = mergeRuleUpdate(
           parseOrThrow(ruleDefinitionSchema, current.definition, "body"),
           body,
@@ -129,10 +132,10 @@ export function guardrailRoutes(ctx: AppContext): AnyRouteSpec[] {
       params,
       query: customerQuery,
       responses: { 204: { description: "deleted" }, ...errors },
-      handler: async ({ params: p, query, caller }) => {
-        const customerId = actingCustomer(who(caller), query.customer_id);
-        if (!(await repo.deleteRule(p.rule_id, customerId))) throw notFound(p.rule_id);
-        await ctx.guardConfig.changed(customerId);
+      handler: async ({ params: p, caller }) => {
+        const deleted = await repo.deleteRule(p.rule_id, byIdScope(who(caller)));
+        if (!deleted) throw notFound(p.rule_id);
+        await ctx.guardConfig.changed(deleted.customerId);
         return { status: 204 };
       },
     }),
