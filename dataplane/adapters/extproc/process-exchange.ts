@@ -13,10 +13,11 @@ import { failCall } from "../http/compat/call-lifecycle.js";
 import { requestIdFrom } from "../http/request-id.js";
 import { isUndecided, undecidedError, withinDeadline } from "../grpc/decision-deadline.js";
 import type { EnvoyAdapterOptions } from "../grpc/envoy-options.js";
-import { inferenceEndpointOf, isInferencePath, pathOnly } from "../grpc/envoy-paths.js";
+import { inferenceEndpointOf, isInferencePath } from "../grpc/envoy-paths.js";
 import { readHeaderMap, setHeaders } from "./header-map.js";
 import { toImmediateResponse } from "./immediate-response.js";
 import { callFromBody, forwardPlan, type RequestFacts } from "./request-admission.js";
+import { checkInferenceRequestHeaders } from "./request-headers-check.js";
 import { ResponseRelay, type ResponseKind } from "./response-relay.js";
 
 type Phase = "requestHeaders" | "requestBody" | "responseHeaders" | "responseBody";
@@ -138,32 +139,7 @@ export class ProcessExchange {
       this.passThrough = true;
       return answer("requestHeaders");
     }
-    if (endpoint === "audio.transcriptions") {
-      throw new GatewayError(
-        "invalid_request",
-        "audio transcriptions are served by the REST façade: route /v1/audio/ to the data plane's HTTP port",
-      );
-    }
-    if ((headers[":method"] ?? "POST").toUpperCase() !== "POST") {
-      throw new GatewayError(
-        "method_not_allowed",
-        `method ${headers[":method"]} is not allowed on ${pathOnly(path)}; allowed: POST`,
-        { headers: { allow: "POST" } },
-      );
-    }
-    if (value.endOfStream) {
-      throw new GatewayError("invalid_json", "request body is empty; a JSON body is required");
-    }
-    const contentType = (headers["content-type"] ?? "").toLowerCase();
-    if (!contentType.startsWith("application/json")) {
-      throw new GatewayError(
-        "unsupported_media_type",
-        "unsupported Content-Type: send application/json",
-      );
-    }
-    if (Number(headers["content-length"] ?? 0) > this.ctx.config.MAX_BODY_BYTES) {
-      throw new GatewayError("request_too_large", "request body is larger than the limit");
-    }
+    checkInferenceRequestHeaders(this.ctx, endpoint, headers, value.endOfStream);
     this.facts = { requestId: this.requestId, endpoint, caller, headers };
     const remove = [...OUR_REQUEST_HEADERS];
     if (this.options.removeAuthorizationIn === "ext_proc") remove.push("authorization");
