@@ -237,6 +237,18 @@ test.serial("fallback skips a target with no running deployment", async (t) => {
   const failedOver = await chat(key, "f-alias");
   t.is(failedOver.status, 200);
   t.deepEqual(received(upA, a), ["f-third"]);
+  // The audit record accounts the failed-over call to the model that served it.
+  const records = await eventually(
+    async () =>
+      (await call(gw.url, "GET", "/api/v1/audit/records?kind=inference", key)).json.data as {
+        model: string;
+        route: Record<string, unknown>;
+      }[],
+    (data) => data.length >= 2,
+  );
+  t.is(records[0]?.model, "f-third");
+  t.like(records[0]?.route ?? {}, { strategy: "fallback", arm: "f-third" });
+  t.is(records[1]?.model, "f-second");
 });
 
 test.serial(

@@ -37,4 +37,9 @@ export interface RouteDecision {
   strategy?: string;
   /** The route target picked (the A/B arm), as the route names it. */
   arm?: string;
+  /**
+   * For a smart route whose targets span several models: the model and route target each target
+   * belongs to, so a call that failed over is accounted to the model that served it.
+   */
+  servedBy?: ReadonlyMap<Target, { model: RoutableModel; arm: string }>;
 }

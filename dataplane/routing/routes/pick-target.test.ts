@@ -58,7 +58,7 @@ test("weighted: the random point falls in each target's share of the total weigh
   t.is(pickTarget(r, resolve, () => 0.25)?.arm, "b");
   t.is(pickTarget(r, resolve, () => 0.9999)?.arm, "b");
   t.deepEqual(
-    pickTarget(r, resolve, () => 0)?.fallbacks.map((m) => m.name),
+    pickTarget(r, resolve, () => 0)?.fallbacks.map((f) => f.model.name),
     ["b"],
   );
 });
@@ -103,7 +103,7 @@ test("fallback: the first routable target in order wins, the rest follow in orde
   const pick = pickTarget(r, resolve, () => 0.5);
   t.is(pick?.chosen.name, "c");
   t.deepEqual(
-    pick?.fallbacks.map((m) => m.name),
+    pick?.fallbacks.map((f) => f.model.name),
     ["a"],
   );
 });
@@ -118,7 +118,7 @@ test("cheapest: lowest input+output price, ties in route order, the rest cheapes
   const pick = pickTarget(r, resolve, () => 0);
   t.is(pick?.chosen.name, "c");
   t.deepEqual(
-    pick?.fallbacks.map((m) => m.name),
+    pick?.fallbacks.map((f) => f.model.name),
     ["b", "a"],
   );
 });

@@ -6,8 +6,8 @@ export interface TargetPick {
   chosen: RoutableModel;
   /** The route target that was picked (its `model` is the A/B arm). */
   arm: string;
-  /** Models to try, in order, if every target of `chosen` fails. */
-  fallbacks: RoutableModel[];
+  /** Models to try, in order, if every target of `chosen` fails, with their route target names. */
+  fallbacks: { model: RoutableModel; arm: string }[];
 }
 
 interface Candidate {
@@ -76,9 +76,10 @@ function price(model: RoutableModel): number {
 }
 
 function result(picked: Candidate, rest: Candidate[]): TargetPick {
-  const fallbacks: RoutableModel[] = [];
+  const fallbacks: TargetPick["fallbacks"] = [];
   for (const c of rest) {
-    if (c.model !== picked.model && !fallbacks.includes(c.model)) fallbacks.push(c.model);
+    if (c.model === picked.model || fallbacks.some((f) => f.model === c.model)) continue;
+    fallbacks.push({ model: c.model, arm: c.target.model });
   }
   return { chosen: picked.model, arm: picked.target.model, fallbacks };
 }

@@ -1,7 +1,8 @@
 import { GatewayError } from "../../core/errors.js";
 import { tierRank, type Tier } from "../../core/identity.js";
 import type { RoutingTable } from "../routing-table.js";
-import type { RouteDecision, RoutableModel } from "../routing-types.js";
+import type { InferenceCall } from "../../core/inference-call.js";
+import type { RouteDecision, RoutableModel, Target } from "../routing-types.js";
 import type { TargetHealth } from "../target-health.js";
 import { matchRoute } from "./match-route.js";
 import { pickTarget } from "./pick-target.js";
@@ -50,17 +51,36 @@ export function resolveCallRoute(
     );
   }
   assertTier(pick.chosen, call.tier);
-  const primary = table.decide(pick.chosen, health);
-  const fallbackTargets = pick.fallbacks
-    .filter((m) => tierRank(call.tier) >= tierRank(m.requiredTier))
-    .flatMap((m) => table.decide(m, health).targets);
+  const servedBy = new Map<Target, { model: RoutableModel; arm: string }>();
+  const targets: Target[] = [];
+  const options = [
+    { model: pick.chosen, arm: pick.arm },
+    ...pick.fallbacks.filter((f) => tierRank(call.tier) >= tierRank(f.model.requiredTier)),
+  ];
+  for (const option of options) {
+    for (const target of table.decide(option.model, health).targets) {
+      targets.push(target);
+      servedBy.set(target, option);
+    }
+  }
   return {
     model: pick.chosen,
-    targets: [...primary.targets, ...fallbackTargets],
+    targets,
     routeId: route.id,
     strategy: route.strategy,
     arm: pick.arm,
+    ...(options.length > 1 ? { servedBy } : {}),
   };
+}
+
+/**
+ * Once the call has been sent: when it failed over to a fallback model's target, the decision
+ * names that model and arm from then on (response guards, metering and audit see what served it).
+ */
+export function settleServedModel(call: InferenceCall): void {
+  const served = call.target && call.route?.servedBy?.get(call.target);
+  if (!call.route || !served || served.model === call.route.model) return;
+  call.route = { ...call.route, model: served.model, arm: served.arm };
 }
 
 function assertTier(model: RoutableModel, tier: Tier): void {
