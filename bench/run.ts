@@ -9,9 +9,11 @@ import { dirname } from "node:path";
 import { benchOptionsFromProcess } from "./config/bench-options.js";
 import { formatReport } from "./report/format-report.js";
 import { inferencePathSection } from "./sections/inference-path.js";
+import { guardrailScanSection } from "./sections/guardrail-scan.js";
+import { limitsOverheadSection } from "./sections/limits-overhead.js";
 import type { Section, SectionReport } from "./sections/section.js";
 
-const SECTIONS: Section[] = [inferencePathSection];
+const SECTIONS: Section[] = [inferencePathSection, guardrailScanSection, limitsOverheadSection];
 
 const options = benchOptionsFromProcess();
 const log = (line: string): void => {

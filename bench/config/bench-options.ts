@@ -20,6 +20,8 @@ export interface BenchOptions {
   gatewayProfileDir: string | undefined;
   /** Postgres server for the gateway's store; undefined: in-memory PGlite in the gateway process. */
   postgresUrl: string | undefined;
+  /** Redis for the limits section (BENCH_REDIS_URL, default the local server when it answers). */
+  redisUrl: string;
 }
 
 function positiveNumber(name: string, raw: string | undefined, fallback: number): number {
@@ -53,5 +55,6 @@ export function benchOptionsFromProcess(): BenchOptions {
     outputFile: ".bench/last.json",
     gatewayProfileDir: process.env.BENCH_CPU_PROFILE === "1" ? ".bench/profile" : undefined,
     postgresUrl: postgresUrl(process.env.BENCH_POSTGRES_URL),
+    redisUrl: process.env.BENCH_REDIS_URL || "redis://127.0.0.1:6379",
   };
 }

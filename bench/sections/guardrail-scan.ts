@@ -1,0 +1,92 @@
+/**
+ * Guardrail scan cost on the hot path: a 4 KB prompt through every built-in detector (the same
+ * evaluateInput the gateway runs), per detector family, against a baseline measured in the same
+ * run: one pass of a single linear regex over the same text.
+ */
+import { performance } from "node:perf_hooks";
+import { detectPii } from "../../dataplane/guardrails/pii/detect.js";
+import { evaluateInput } from "../../dataplane/guardrails/policy/evaluate.js";
+import { defaultPolicy } from "../../dataplane/guardrails/policy/policy-schema.js";
+import { injectionVerdict } from "../../dataplane/guardrails/injection/injection-verdict.js";
+import { safetyVerdict } from "../../dataplane/guardrails/safety/safety-verdict.js";
+import type { Section, SectionReport } from "./section.js";
+
+/** A 4 KB prompt of ordinary business text with a few identifiers in it. */
+function prompt4k(): string {
+  const sentences = [
+    "Please summarise the quarterly report for the board and highlight the main risks.",
+    "The customer asked whether the invoice can be sent to billing@example.com by Friday.",
+    "Our support line is 415-555-0132 and the office is open from nine to five.",
+    "Compare the two proposals on cost, delivery time and the vendor's track record.",
+    "Draft a polite reply that thanks them for their patience and proposes a call next week.",
+  ];
+  let text = "";
+  for (let i = 0; text.length < 4096; i++) text += `${sentences[i % sentences.length]} `;
+  return text.slice(0, 4096);
+}
+
+function timeIt(fn: () => void, seconds: number): { usPerOp: number; ops: number } {
+  for (let i = 0; i < 50; i++) fn(); // warm-up
+  const until = performance.now() + seconds * 1000;
+  let ops = 0;
+  const start = performance.now();
+  while (performance.now() < until) {
+    fn();
+    ops++;
+  }
+  return { usPerOp: ((performance.now() - start) * 1000) / ops, ops };
+}
+
+export const guardrailScanSection: Section = {
+  name: "guardrail scan (4 KB prompt, in process)",
+  async run({ options, log }): Promise<SectionReport> {
+    const text = prompt4k();
+    const policy = defaultPolicy();
+    const seconds = Math.max(1, options.throughputSeconds);
+    const email = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
+    const rows: { name: string; usPerOp: number }[] = [];
+    const measures: [string, () => void][] = [
+      ["baseline: one linear regex pass", () => void text.match(email)],
+      ["PII detectors", () => void detectPii(text)],
+      ["prompt injection", () => void injectionVerdict(text, 0.5)],
+      ["content safety", () => void safetyVerdict(text, 0.5)],
+      ["all (evaluateInput, default policy)", () => void evaluateInput(policy, [], text)],
+    ];
+    for (const [name, fn] of measures) {
+      log(`guardrail scan: ${name}`);
+      rows.push({ name, ...timeIt(fn, seconds) });
+    }
+    const baseline = rows[0]?.usPerOp ?? 1;
+    const all = rows.at(-1)?.usPerOp ?? 0;
+    const mbPerS = (us: number) => text.length / 1e6 / (us / 1e6);
+    return {
+      name: this.name,
+      table: [
+        ["scan", "us/op", "MB/s", "x baseline"],
+        ...rows.map((r) => [
+          r.name,
+          r.usPerOp.toFixed(1),
+          mbPerS(r.usPerOp).toFixed(2),
+          (r.usPerOp / baseline).toFixed(1),
+        ]),
+      ],
+      ratios: {
+        all_detectors_ms_per_4kb: all / 1000,
+        all_detectors_mb_per_s: mbPerS(all),
+        all_vs_baseline: all / baseline,
+      },
+      targets: [
+        {
+          name: "every built-in detector on a 4 KB prompt (ms)",
+          value: Number((all / 1000).toFixed(3)),
+          goal: "well under 1 ms",
+          met: all < 1000,
+        },
+      ],
+      notes: [
+        "CPU time in this process; the machine is shared, so compare with the baseline row of the same run.",
+      ],
+      data: rows,
+    };
+  },
+};
