@@ -1,6 +1,6 @@
 import test from "ava";
 import { startGrpcServer, type GrpcServer } from "../dataplane/adapters/grpc/start-grpc.js";
-import { headerValue } from "./fakes/envoy-client.js";
+import { ExtProcSession, headerValue } from "./fakes/envoy-client.js";
 import { connectEnvoy, throughEnvoy, type EnvoyClients } from "./fakes/envoy-round-trip.js";
 import { startFakeUpstream, type FakeUpstream } from "./fakes/fake-openai-upstream.js";
 import { customerKey, deployModel } from "./support/inference-fixture.js";
@@ -265,3 +265,36 @@ async function waitForRecords(requestId: string): Promise<AuditRow[]> {
   }
   return [];
 }
+
+test.serial(
+  "ext_proc (Envoy test double): response trailers after the body are answered; before its end they fail the call",
+  async (t) => {
+    const body = JSON.stringify({ model: "proc-model", messages });
+    const answer = JSON.stringify({
+      id: "x",
+      object: "chat.completion",
+      created: 0,
+      model: "proc-model",
+      choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
+    });
+    const request = chat("proc-trailers-ok", JSON.parse(body) as Record<string, unknown>);
+    const ok = new ExtProcSession(envoy.externalProcessor, request);
+    await ok.requestHeaders();
+    await ok.requestBody(request.body, { endOfStream: true });
+    await ok.responseHeaders(200, { "content-type": "application/json" });
+    await ok.responseBody(answer, { endOfStream: true });
+    t.is((await ok.responseTrailers({ "x-backend-trailer": "1" })).kind, "continued");
+    await ok.end();
+    t.is(JSON.parse(ok.downstream.body.toString("utf8")).choices[0].message.content, "ok");
+    t.is((await waitForRecords("proc-trailers-ok"))[0]?.outcome, "completed");
+
+    const cut = chat("proc-trailers-cut", JSON.parse(body) as Record<string, unknown>);
+    const early = new ExtProcSession(envoy.externalProcessor, cut);
+    await early.requestHeaders();
+    await early.requestBody(cut.body, { endOfStream: true });
+    await early.responseHeaders(200, { "content-type": "application/json" });
+    await early.responseBody(answer.slice(0, 10));
+    t.is((await early.responseTrailers({ "x-backend-trailer": "1" })).kind, "immediate");
+    t.is((await waitForRecords("proc-trailers-cut"))[0]?.outcome, "upstream_error");
+  },
+);

@@ -256,20 +256,12 @@ export class ProcessExchange {
       response: { $case: "responseTrailers", value: {} },
     });
     if (this.passThrough || relay === undefined || relay.finished) return trailers;
-    // Trailers end the body without end_of_stream on its last chunk.
-    const result = await relay.chunk(Buffer.alloc(0), true);
-    if (result.kind === "immediate" || result.body.length > 0) {
-      // What was held can no longer be released: the response is incomplete.
-      if (result.kind === "replace") {
-        await relay.fail(new GatewayError("upstream_unavailable", "backend error: trailers"));
-      }
-      return this.immediate(
-        result.kind === "immediate"
-          ? result.error
-          : new GatewayError("upstream_unavailable", "backend error: the stream was interrupted"),
-      );
-    }
-    return trailers;
+    // The body had no end_of_stream: what is held (JSON, the stream filter's tail) can no longer
+    // be released. Envoy sends trailers only with response_trailer_mode SEND.
+    const failed = await relay.fail(
+      new GatewayError("upstream_unavailable", "backend error: the response ended in trailers"),
+    );
+    return this.immediate(failed.error);
   }
 
   /** A refusal or failure: record the call if there is one, and answer the caller. */

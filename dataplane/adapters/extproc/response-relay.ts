@@ -132,7 +132,7 @@ export class ResponseRelay {
   }
 
   /** The response cannot be completed: record it and let Envoy answer (or reset) the caller. */
-  async fail(err: unknown): Promise<ChunkAnswer> {
+  async fail(err: unknown): Promise<{ kind: "immediate"; error: GatewayError }> {
     this.over = true;
     let error: GatewayError | undefined;
     await this.onFinish(async () => {
