@@ -10,6 +10,7 @@ export function matchRoute(
   requestedModel: string,
   requestHeaders: Readonly<Record<string, string>> | undefined,
 ): RouteConfig | undefined {
+  if (routes.length === 0) return undefined;
   const headers = lowerKeys(requestHeaders ?? {});
   return routes.find(
     (r) =>
