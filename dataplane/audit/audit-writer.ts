@@ -120,7 +120,9 @@ export class AuditWriter {
         for (;;) {
           const segment = await this.spool.oldest();
           if (!segment) break;
-          await this.db.transaction((tx) => this.repo.appendBatch(tx, segment.records));
+          await this.db.transaction((tx) =>
+            this.repo.appendBatch(tx, segment.records, { dedupe: true }),
+          );
           await this.spool.remove(segment.name);
         }
         // A batch being written to the spool right now would be stranded by a switch: wait for it.

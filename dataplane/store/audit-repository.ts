@@ -38,14 +38,22 @@ export class AuditRepository {
    * locked (FOR UPDATE), so replicas appending at once still form one unbroken chain. Records
    * already stored (same id, e.g. replayed from the spool twice) are skipped.
    */
-  async appendBatch(tx: Queryable, batch: readonly PendingAuditRecord[]): Promise<void> {
-    const existing = new Set(
-      (
-        await tx.query<{ id: string }>("SELECT id FROM audit_records WHERE id = ANY($1::text[])", [
-          batch.map((r) => r.fields.id),
-        ])
-      ).map((r) => r.id),
-    );
+  async appendBatch(
+    tx: Queryable,
+    batch: readonly PendingAuditRecord[],
+    options: { dedupe?: boolean } = {},
+  ): Promise<void> {
+    // Fresh records have fresh ids; only a spool replay can carry records already stored.
+    const existing = options.dedupe
+      ? new Set(
+          (
+            await tx.query<{ id: string }>(
+              "SELECT id FROM audit_records WHERE id = ANY($1::text[])",
+              [batch.map((r) => r.fields.id)],
+            )
+          ).map((r) => r.id),
+        )
+      : new Set<string>();
     const byCustomer = new Map<string, PendingAuditRecord[]>();
     for (const r of batch) {
       if (existing.has(r.fields.id)) continue;
@@ -55,56 +63,66 @@ export class AuditRepository {
       byCustomer.set(r.fields.customer_id, list);
     }
     for (const customerId of [...byCustomer.keys()].sort()) {
-      const records = byCustomer.get(customerId) as PendingAuditRecord[];
-      await tx.query(
-        `INSERT INTO audit_chain_heads (customer_id, last_seq, last_hash) VALUES ($1, 0, $2)
-         ON CONFLICT (customer_id) DO NOTHING`,
-        [customerId, GENESIS_HASH],
+      await this.appendChain(tx, customerId, byCustomer.get(customerId) as PendingAuditRecord[]);
+    }
+  }
+
+  /** Two statements per customer: lock and read the chain head; insert and advance it. */
+  private async appendChain(
+    tx: Queryable,
+    customerId: string,
+    records: PendingAuditRecord[],
+  ): Promise<void> {
+    // The upsert takes the head's row lock (replicas appending at once queue here) and reads it.
+    const [head] = await tx.query<{ last_seq: number; last_hash: string }>(
+      `INSERT INTO audit_chain_heads (customer_id, last_seq, last_hash) VALUES ($1, 0, $2)
+       ON CONFLICT (customer_id) DO UPDATE SET customer_id = EXCLUDED.customer_id
+       RETURNING last_seq, last_hash`,
+      [customerId, GENESIS_HASH],
+    );
+    let seq = head?.last_seq ?? 0;
+    let prev = head?.last_hash ?? GENESIS_HASH;
+    const params: SqlParam[] = [customerId];
+    const rows: string[] = [];
+    for (const r of records) {
+      seq += 1;
+      const fields: AuditFields = { ...r.fields, seq };
+      const digest = recordDigest(fields);
+      const hash = chainHash(prev, digest);
+      const base = params.length;
+      params.push(
+        fields.id,
+        seq,
+        fields.occurred_at,
+        fields.kind,
+        fields.request_id,
+        fields.model,
+        fields.outcome,
+        JSON.stringify(fields),
+        r.content === null ? null : JSON.stringify(r.content),
+        digest,
+        prev,
+        hash,
       );
-      const [head] = await tx.query<{ last_seq: number; last_hash: string }>(
-        "SELECT last_seq, last_hash FROM audit_chain_heads WHERE customer_id = $1 FOR UPDATE",
-        [customerId],
+      const p = (i: number) => `$${base + i}`;
+      rows.push(
+        `(${p(1)}, $1, ${p(2)}, ${p(3)}::timestamptz, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}::jsonb, ${p(9)}::jsonb, ${p(10)}, ${p(11)}, ${p(12)})`,
       );
-      let seq = head?.last_seq ?? 0;
-      let prev = head?.last_hash ?? GENESIS_HASH;
-      const params: SqlParam[] = [];
-      const rows: string[] = [];
-      for (const r of records) {
-        seq += 1;
-        const fields: AuditFields = { ...r.fields, seq };
-        const digest = recordDigest(fields);
-        const hash = chainHash(prev, digest);
-        const base = params.length;
-        params.push(
-          fields.id,
-          customerId,
-          seq,
-          fields.occurred_at,
-          fields.kind,
-          fields.request_id,
-          fields.model,
-          fields.outcome,
-          JSON.stringify(fields),
-          r.content === null ? null : JSON.stringify(r.content),
-          digest,
-          prev,
-          hash,
-        );
-        rows.push(`(${Array.from({ length: 13 }, (_, i) => `$${base + i + 1}`).join(", ")})`);
-        prev = hash;
-      }
-      await tx.query(
-        `INSERT INTO audit_records
+      prev = hash;
+    }
+    params.push(seq, prev);
+    const n = params.length;
+    await tx.query(
+      `WITH inserted AS (
+         INSERT INTO audit_records
            (id, customer_id, seq, occurred_at, kind, request_id, model, outcome, fields, content,
             record_digest, prev_hash, hash)
-         VALUES ${rows.join(", ")}`,
-        params as SqlParam[],
-      );
-      await tx.query(
-        "UPDATE audit_chain_heads SET last_seq = $2, last_hash = $3 WHERE customer_id = $1",
-        [customerId, seq, prev],
-      );
-    }
+         VALUES ${rows.join(", ")}
+         RETURNING 1)
+       UPDATE audit_chain_heads SET last_seq = $${n - 1}, last_hash = $${n}
+        WHERE customer_id = $1 AND (SELECT count(*) FROM inserted) >= 0`,
+      params,
+    );
   }
 
   async list(filter: RecordFilter, page: { limit: number; offset: number }) {
