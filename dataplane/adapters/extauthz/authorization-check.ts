@@ -6,6 +6,7 @@ import type { Caller } from "../../core/identity.js";
 import { newInferenceCall } from "../../core/inference-call.js";
 import { requestIdFrom } from "../http/request-id.js";
 import { declaredClassificationOf } from "../extproc/declared-classification.js";
+import { routingHeaders } from "../extproc/request-admission.js";
 import { isUndecided, undecidedError, withinDeadline } from "../grpc/decision-deadline.js";
 import type { EnvoyAdapterOptions } from "../grpc/envoy-options.js";
 import { inferenceEndpointOf, isInferencePath, isPublicPath } from "../grpc/envoy-paths.js";
@@ -56,7 +57,7 @@ export async function authorizationCheck(
     if (classification !== undefined) upstreamHeaders["x-evident-classification"] = classification;
     const model = headers[MODEL_HEADER];
     if (isInferencePath(path) && model !== undefined && model !== "") {
-      await checkModelAccess(ctx, caller, path, model, requestId);
+      await checkModelAccess(ctx, caller, path, model, requestId, routingHeaders(headers));
     }
     const remove = options.removeAuthorizationIn === "ext_authz" ? ["authorization"] : [];
     return allow(upstreamHeaders, remove);
@@ -77,6 +78,7 @@ async function checkModelAccess(
   path: string,
   model: string,
   requestId: string,
+  requestHeaders: Record<string, string>,
 ): Promise<void> {
   const route = ctx.pipeline.stages.find((s) => s.name === "route");
   const call = newInferenceCall({
@@ -87,6 +89,7 @@ async function checkModelAccess(
     body: { model },
     stream: false,
     startedAt: ctx.clock.now(),
+    requestHeaders,
   });
   await route?.beforeForward?.(call);
 }

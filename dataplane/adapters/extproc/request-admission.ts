@@ -2,6 +2,7 @@ import type { AppContext } from "../../app/context.js";
 import { GatewayError } from "../../core/errors.js";
 import type { Caller } from "../../core/identity.js";
 import { newInferenceCall, type Endpoint, type InferenceCall } from "../../core/inference-call.js";
+import { headersForRouting } from "../../routing/routes/headers-for-routing.js";
 import type { Target } from "../../routing/routing-types.js";
 import { upstreamBody } from "../http/compat/call-lifecycle.js";
 import { chatCompletionRequest, embeddingRequest } from "../http/compat/compat-schemas.js";
@@ -41,8 +42,16 @@ export function callFromBody(ctx: AppContext, facts: RequestFacts, raw: Buffer):
     stream: facts.endpoint === "chat.completions" && body.stream === true,
     declaredClassification: declaredClassificationOf(facts.headers["x-data-classification"], body),
     startedAt: ctx.clock.now(),
+    requestHeaders: routingHeaders(facts.headers),
   });
   return call;
+}
+
+/** The headers smart routes may match on, as REST gives them: no pseudo-headers, no credentials. */
+export function routingHeaders(headers: Record<string, string>): Record<string, string> {
+  return headersForRouting(
+    Object.fromEntries(Object.entries(headers).filter(([name]) => !name.startsWith(":"))),
+  );
 }
 
 /** The path suffix of each endpoint under a target's base URL. */
