@@ -299,17 +299,25 @@ export class ProcessExchange {
     );
   }
 
+  /**
+   * Runs the call's post-call work (metering, audit) once. Envoy waits for the answer that follows
+   * it, so it waits at most the decision deadline; slower work goes on in the background.
+   */
   private async finishOnce(work: () => Promise<unknown>): Promise<void> {
     if (this.finished) return;
     this.finished = true;
-    try {
-      await work();
-    } catch (err) {
+    const running = work().catch((err: unknown) => {
       this.ctx.logger.error(
         { request_id: this.requestId, err: String(err) },
         "post-call processing failed",
       );
-    }
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.options.decisionTimeoutMs);
+    });
+    await Promise.race([running, deadline]);
+    clearTimeout(timer);
   }
 }
 

@@ -1,6 +1,6 @@
 import { sha256Hex } from "../../audit/audit-record.js";
 import type { AppContext } from "../../app/context.js";
-import { errorEnvelope, GatewayError } from "../../core/errors.js";
+import { errorEnvelope, GatewayError, toGatewayError } from "../../core/errors.js";
 import type { InferenceCall } from "../../core/inference-call.js";
 import { formatSseEvent } from "../../upstream/sse-parser.js";
 import {
@@ -134,13 +134,10 @@ export class ResponseRelay {
   /** The response cannot be completed: record it and let Envoy answer (or reset) the caller. */
   async fail(err: unknown): Promise<{ kind: "immediate"; error: GatewayError }> {
     this.over = true;
-    let error: GatewayError | undefined;
+    let error = toGatewayError(err);
     await this.onFinish(async () => {
       error = await failCall(this.ctx, this.call, err);
     });
-    return {
-      kind: "immediate",
-      error: error ?? new GatewayError("upstream_unavailable", "backend error"),
-    };
+    return { kind: "immediate", error };
   }
 }
