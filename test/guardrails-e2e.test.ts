@@ -270,3 +270,43 @@ test.serial("policy validation: thresholds outside [0,1] and unknown fields are 
   t.is((await policy(key, { pii: { action: "shred" } })).status, 422);
   t.is((await policy(key, { surprise: true })).status, 422);
 });
+
+test.serial(
+  "model-backed checks: a classifier behind the gateway's routing blocks, and its failure follows the fail mode (fake upstream)",
+  async (t) => {
+    await deployModel(gateway.url, gateway.adminKey, { name: "guard-classifier" }, upstream.url);
+    const key = await customerKey(gateway.url, gateway.adminKey, "pro");
+    const check = {
+      name: "llama-guard",
+      model: "guard-classifier",
+      check: "content_safety",
+      timeout_ms: 300,
+    };
+    t.is((await policy(key, { model_checks: [check] })).status, 200);
+    const answer = (content: string) => ({
+      json: {
+        object: "chat.completion",
+        choices: [{ index: 0, message: { role: "assistant", content } }],
+      },
+    });
+
+    upstream.script.next(answer("unsafe\nS9"));
+    const blocked = await chat(key, "an ordinary looking question");
+    t.is(blocked.status, 400);
+    t.is(errorOf(blocked.json).code, "content_safety_block");
+    t.regex(errorOf(blocked.json).message, /llama-guard/);
+
+    upstream.script.next(answer("safe"));
+    t.is((await chat(key, "an ordinary looking question")).status, 200);
+
+    upstream.script.next({ delayMs: 1_500 });
+    const timedOut = await chat(key, "an ordinary looking question");
+    t.is(timedOut.status, 400, "closed by default: a classifier that times out blocks");
+    t.regex(errorOf(timedOut.json).message, /timed out; blocking/);
+
+    t.is((await policy(key, { model_checks: [{ ...check, fail_mode: "open" }] })).status, 200);
+    upstream.script.next({ delayMs: 1_500 });
+    t.is((await chat(key, "an ordinary looking question")).status, 200, "open: the call goes on");
+    t.is((await policy(key, { model_checks: [{ ...check, timeout_ms: 10 }] })).status, 422);
+  },
+);

@@ -162,7 +162,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const limits = await buildLimits({ config, clock, logger, metrics, db, redis });
   const pipeline = new Pipeline({
     limit: limits.stage,
-    guardRequest: requestGuardStage(guardConfig),
+    guardRequest: requestGuardStage(guardConfig, { routing, health, upstream }),
     route: routeStage(routing, health),
     guardResponse: responseGuardStage(),
     meter: limits.meter,

@@ -7,6 +7,7 @@ import { placeholderRestoreScan } from "../pii/stream-scan.js";
 import { evaluateInput, evaluateOutput, type GuardrailEvaluation } from "../policy/evaluate.js";
 import { IncrementalScanner, type ScanSpan } from "../stream/incremental-scanner.js";
 import type { GuardConfig, GuardConfigService } from "./guard-config.js";
+import { runModelChecks, type ModelCheckDeps } from "./model-checks.js";
 import { requestTexts, responseTexts } from "./request-texts.js";
 
 /** What the request guard leaves for the response guard of the same call. */
@@ -33,7 +34,10 @@ function higher(a: ClassificationLevel, b: ClassificationLevel): ClassificationL
  * original stays for digests); the classification is the higher of declared and detected, and
  * below the key's floor the call is refused.
  */
-export function requestGuardStage(service: GuardConfigService): PipelineStage {
+export function requestGuardStage(
+  service: GuardConfigService,
+  models?: ModelCheckDeps,
+): PipelineStage {
   return {
     name: "guard_request",
     async beforeForward(call: InferenceCall) {
@@ -43,7 +47,8 @@ export function requestGuardStage(service: GuardConfigService): PipelineStage {
       const body = structuredClone(call.body);
       let detected: ClassificationLevel = "public";
       let redacted = false;
-      for (const slot of requestTexts(body)) {
+      const slots = requestTexts(body);
+      for (const slot of slots) {
         const e = evaluateInput(config.policy, config.rules, slot.text, { placeholders });
         call.verdicts.push(...e.verdicts);
         detected = higher(detected, e.detectedClassification);
@@ -54,6 +59,11 @@ export function requestGuardStage(service: GuardConfigService): PipelineStage {
         }
       }
       if (redacted) call.body = body;
+      // Classifier models see the request as the model will (after redaction).
+      if (models && config.policy.model_checks.length > 0) {
+        const texts = requestTexts(body).map((s) => s.text);
+        await runModelChecks(models, call, config.policy.model_checks, texts);
+      }
       call.classification = higher(call.declaredClassification ?? "public", detected);
       const floor = call.caller.key.classificationFloor;
       if (classificationRank(call.classification) < classificationRank(floor)) {

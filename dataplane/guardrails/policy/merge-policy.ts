@@ -36,6 +36,7 @@ export function mergePolicy(base: GuardrailPolicy, patch: PolicyPatch): Guardrai
     ...defined({
       fail_mode: patch.fail_mode,
       content_logging: patch.content_logging,
+      model_checks: patch.model_checks,
     }),
     pii: { ...base.pii, ...pii, entities: mergeEntries(base.pii.entities, entities) },
     injection: { ...base.injection, ...defined(patch.injection) },

@@ -44,6 +44,22 @@ const fields = {
   content_logging: z.enum(CONTENT_LOGGING),
 };
 
+/**
+ * A check delegated to a classifier model served through the gateway's own routing (e.g. a safety
+ * model behind a registered backend). It answers "safe" or "unsafe ..." (Llama Guard style).
+ */
+export const modelCheckSchema = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  /** A model name or alias routable for the customer. */
+  model: z.string().trim().min(1).max(256),
+  /** The error code a verdict of "unsafe" produces. */
+  check: z.enum(["content_safety", "prompt_injection"]).default("content_safety"),
+  timeout_ms: z.number().int().min(50).max(30_000).default(2_000),
+  /** What a failure or timeout of the classifier does: block (closed) or let through (open). */
+  fail_mode: z.enum(FAIL_MODES).default("closed"),
+});
+export type ModelCheck = z.output<typeof modelCheckSchema>;
+
 export const guardrailPolicySchema = z.strictObject({
   pii: z
     .strictObject({
@@ -73,6 +89,8 @@ export const guardrailPolicySchema = z.strictObject({
     .prefault({}),
   fail_mode: fields.fail_mode.default("closed"),
   content_logging: fields.content_logging.default("none"),
+  /** Classifier models asked about every request, in addition to the built-in detectors. */
+  model_checks: z.array(modelCheckSchema).max(5).default([]),
 });
 
 export type GuardrailPolicy = z.output<typeof guardrailPolicySchema>;
@@ -104,6 +122,8 @@ export const policyPatchSchema = z.strictObject({
   classification: z.strictObject(fields.classification).partial().optional(),
   fail_mode: fields.fail_mode.optional(),
   content_logging: fields.content_logging.optional(),
+  /** Replaces the list (an empty list removes every model check). */
+  model_checks: z.array(modelCheckSchema).max(5).optional(),
 });
 
 export type PolicyPatch = z.output<typeof policyPatchSchema>;
