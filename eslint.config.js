@@ -8,7 +8,10 @@ export default tseslint.config(
   {
     rules: {
       "@typescript-eslint/no-explicit-any": "error",
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_" },
+      ],
     },
   },
   {
@@ -19,9 +22,15 @@ export default tseslint.config(
         "error",
         {
           patterns: [
-            { group: ["fastify", "fastify/*", "@fastify/*"], message: "core/ must not import an HTTP framework" },
+            {
+              group: ["fastify", "fastify/*", "@fastify/*"],
+              message: "core/ must not import an HTTP framework",
+            },
             { group: ["@grpc/*"], message: "core/ must not import grpc" },
-            { group: ["**/proto/gen/**", "**/adapters/**"], message: "core/ must not import adapters or generated protos" },
+            {
+              group: ["**/proto/gen/**", "**/adapters/**"],
+              message: "core/ must not import adapters or generated protos",
+            },
           ],
         },
       ],
@@ -32,7 +41,10 @@ export default tseslint.config(
     files: ["dataplane/**/*.ts", "operator/**/*.ts"],
     ignores: ["dataplane/config/**", "operator/config/**"],
     rules: {
-      "no-restricted-properties": ["error", { object: "process", property: "env", message: "read config from config/ only" }],
+      "no-restricted-properties": [
+        "error",
+        { object: "process", property: "env", message: "read config from config/ only" },
+      ],
     },
   },
 );

@@ -254,7 +254,11 @@ if (POSTGRES_URL) {
         }
       };
       await Promise.all(Array.from({ length: 5 }, worker));
-      t.deepEqual(failures, [], "every call was served (audited to the spool while the store was away)");
+      t.deepEqual(
+        failures,
+        [],
+        "every call was served (audited to the spool while the store was away)",
+      );
       t.is(ok, total);
       for (let i = 0; i < 200 && app.app.ctx.audit.writer.spooling; i++)
         await new Promise((r) => setTimeout(r, 50));

@@ -9,9 +9,7 @@ const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "..");
 const NODE = path.join(ROOT, "node_modules", ".bin", "node");
 
-async function verifyCli(
-  env: Record<string, string>,
-): Promise<{
+async function verifyCli(env: Record<string, string>): Promise<{
   code: number;
   lines: { customer_id: string; ok: boolean; first_broken: { seq: number } | null }[];
 }> {
