@@ -282,3 +282,61 @@ if (POSTGRES_URL) {
 } else {
   test.skip("postgres outage test needs DATABASE_URL", () => undefined);
 }
+
+if (POSTGRES_URL) {
+  test("when the store is down and the spool is full, new calls are refused with 503 rather than served unaudited (fake upstream, TCP proxy)", async (t) => {
+    const fresh = await freshPostgresUrl();
+    const proxy = await startTcpProxy(Number(new URL(fresh.url).port || 5432));
+    const via = new URL(fresh.url);
+    via.port = String(proxy.port);
+    via.hostname = "127.0.0.1";
+    const upstream = await startFakeUpstream({ recordRequests: false });
+    const app = await startTestApp({
+      env: {
+        DATABASE_URL: via.toString(),
+        DATA_DIR: `/tmp/evident-spool-${randomUUID()}`,
+        AUDIT_SPOOL_MAX_BYTES: "4096",
+      },
+    });
+    try {
+      await deployModel(app.url, app.adminKey, { name: "tiny-spool" }, upstream.url);
+      const key = await customerKey(app.url, app.adminKey, "enterprise");
+      const ask = () =>
+        call(app.url, "POST", "/v1/chat/completions", key, {
+          model: "tiny-spool",
+          messages: [{ role: "user", content: "x" }],
+        });
+      t.is((await ask()).status, 200);
+      proxy.cut();
+      const statuses: number[] = [];
+      for (let i = 0; i < 15; i++) statuses.push((await ask()).status);
+      t.true(statuses.includes(200), "the first calls are spooled and served");
+      const refused = await ask();
+      t.is(refused.status, 503);
+      t.is((refused.json.error as { code: string }).code, "service_unavailable");
+      t.truthy(refused.headers.get("retry-after"));
+      t.true(statuses.every((s) => s === 200 || s === 503));
+      proxy.restore();
+      for (let i = 0; i < 200 && app.app.ctx.audit.writer.spooling; i++)
+        await new Promise((r) => setTimeout(r, 50));
+      t.is((await ask()).status, 200, "served again once the spool is replayed");
+      const served = statuses.filter((s) => s === 200).length + 2;
+      const records = await call(
+        app.url,
+        "GET",
+        "/api/v1/audit/records?kind=inference&outcome=completed&limit=1000",
+        key,
+      );
+      t.is(
+        (records.json.data as unknown[]).length,
+        served,
+        "every call that was served has its record",
+      );
+    } finally {
+      await app.close();
+      await upstream.close();
+      await proxy.close();
+      await fresh.drop();
+    }
+  });
+}

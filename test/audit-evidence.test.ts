@@ -242,3 +242,26 @@ test.serial("records are scoped to the caller's customer", async (t) => {
   const other = await call(gateway.url, "GET", "/api/v1/audit/records?customer_id=default", b);
   t.is(other.status, 403);
 });
+
+test.serial("a rate-limited call is recorded too (outcome rate_limited, 429)", async (t) => {
+  const key = await customerKey(gateway.url, gateway.adminKey, "free");
+  for (let i = 0; i < 20; i++)
+    await call(gateway.url, "POST", "/v1/chat/completions", key, {
+      model: "audited",
+      messages: [{ role: "user", content: "x" }],
+    });
+  const limited = await call(
+    gateway.url,
+    "POST",
+    "/v1/chat/completions",
+    key,
+    { model: "audited", messages: [{ role: "user", content: "x" }] },
+    { "x-request-id": "limited-1" },
+  );
+  t.is(limited.status, 429);
+  const rows = await recordsFor(key, "limited-1");
+  t.is(rows.length, 1);
+  t.is(rows[0]?.outcome, "rate_limited");
+  t.is(rows[0]?.status, 429);
+  t.is(rows[0]?.error_code, "rate_limit_exceeded");
+});

@@ -6,6 +6,7 @@ import type { InferenceCall } from "../core/inference-call.js";
 import type { PipelineStage } from "../core/pipeline.js";
 import type { Logger } from "../observability/logger.js";
 import type { AuditRepository } from "../store/audit-repository.js";
+import { RefreshingCache } from "../store/refreshing-cache.js";
 import type { RetentionRepository, RetentionSettings } from "../store/retention-repository.js";
 import type { AuditWriter } from "./audit-writer.js";
 import { recordForCall } from "./call-record.js";
@@ -16,7 +17,7 @@ const SETTINGS_TTL_MS = 30_000;
 
 /** The audit log as the rest of the gateway uses it. */
 export class AuditLog {
-  private readonly settingsCache = new Map<string, { value: RetentionSettings; until: number }>();
+  private readonly settingsCache: RefreshingCache<RetentionSettings>;
   private checkpointTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -26,7 +27,9 @@ export class AuditLog {
     readonly signer: CheckpointSigner,
     private readonly clock: Clock,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.settingsCache = new RefreshingCache(clock, SETTINGS_TTL_MS);
+  }
 
   /** The pipeline's audit stage: refuses calls it could not record; records every call once. */
   stage(): PipelineStage {
@@ -90,15 +93,11 @@ export class AuditLog {
   }
 
   async settings(customerId: string): Promise<RetentionSettings> {
-    const hit = this.settingsCache.get(customerId);
-    if (hit && hit.until > this.clock.now()) return hit.value;
-    const value = await this.retention.settings(customerId);
-    this.settingsCache.set(customerId, { value, until: this.clock.now() + SETTINGS_TTL_MS });
-    return value;
+    return this.settingsCache.get(customerId, () => this.retention.settings(customerId));
   }
 
   forgetSettings(customerId: string): void {
-    this.settingsCache.delete(customerId);
+    this.settingsCache.invalidate(customerId);
   }
 
   /** Signs a checkpoint for every chain that grew since its last one. */

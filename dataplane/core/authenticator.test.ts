@@ -131,3 +131,24 @@ test("the cache is bounded", async (t) => {
   await t.throwsAsync(auth.authenticate(`Bearer ${keys[0]}`));
   t.is(lookups(), 6, "the oldest entry was evicted and looked up again");
 });
+
+test("when the store is unreachable, a known key keeps working and an unknown one gets 503", async (t) => {
+  const key = generateApiKey();
+  let down = false;
+  const dir: KeyDirectory = {
+    async findByHash(hash) {
+      if (down) throw new Error("connection refused");
+      return hash === hashApiKey(key) ? { key: keyRecord("k1"), customer } : undefined;
+    },
+  };
+  const clock = manualClock();
+  const auth = new Authenticator({ directory: dir, clock, ttlMs: 1_000 });
+  await auth.authenticate(`Bearer ${key}`);
+  down = true;
+  clock.advance(5_000);
+  t.is((await auth.authenticate(`Bearer ${key}`)).key.id, "k1");
+  const err = await t.throwsAsync(auth.authenticate(`Bearer ${generateApiKey()}`), {
+    instanceOf: GatewayError,
+  });
+  t.is(err?.status, 503);
+});

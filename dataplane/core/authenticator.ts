@@ -86,6 +86,20 @@ export class Authenticator {
         this.remember(keyHash, found, this.options.clock.now() + ttl);
         return found;
       })
+      .catch((err: unknown) => {
+        // The store is unreachable: a key known before keeps working (revocations were already
+        // pushed to every replica); an unknown one cannot be checked.
+        const stale = this.cache.get(keyHash);
+        if (stale?.caller) return stale.caller;
+        throw new GatewayError(
+          "service_unavailable",
+          "cannot check API keys right now; retry later",
+          {
+            headers: { "retry-after": "5" },
+            cause: err,
+          },
+        );
+      })
       .finally(() => this.pending.delete(keyHash));
     this.pending.set(keyHash, promise);
     return promise;

@@ -1,5 +1,6 @@
 import type { Clock } from "../core/clock.js";
 import type { BudgetRepository, CustomerBudget } from "../store/budget-repository.js";
+import { RefreshingCache } from "../store/refreshing-cache.js";
 
 /**
  * Each customer's budget and custom limits, read from the store at most once per `ttlMs` per
@@ -7,26 +8,22 @@ import type { BudgetRepository, CustomerBudget } from "../store/budget-repositor
  * at once; other replicas see it within `ttlMs`.
  */
 export class BudgetSettingsCache {
-  private readonly entries = new Map<string, { at: number; value: Promise<CustomerBudget> }>();
+  private readonly cache: RefreshingCache<CustomerBudget>;
 
   constructor(
     private readonly repo: BudgetRepository,
-    private readonly clock: Clock,
-    private readonly ttlMs: number,
-  ) {}
+    clock: Clock,
+    ttlMs: number,
+  ) {
+    // While the store is unreachable the last known settings keep applying (calls go on).
+    this.cache = new RefreshingCache(clock, ttlMs);
+  }
 
   get(customerId: string): Promise<CustomerBudget> {
-    const now = this.clock.now();
-    const hit = this.entries.get(customerId);
-    if (hit && now - hit.at < this.ttlMs) return hit.value;
-    const value = this.repo.get(customerId);
-    this.entries.set(customerId, { at: now, value });
-    value.catch(() => this.entries.delete(customerId));
-    if (this.entries.size > 100_000) this.entries.clear();
-    return value;
+    return this.cache.get(customerId, () => this.repo.get(customerId));
   }
 
   invalidate(customerId: string): void {
-    this.entries.delete(customerId);
+    this.cache.invalidate(customerId);
   }
 }

@@ -9,6 +9,7 @@ import {
 } from "../policy/policy-schema.js";
 import { compileRule, type CompiledRule } from "../rules/compile-rule.js";
 import { ruleDefinitionSchema } from "../rules/rule-definition.js";
+import { RefreshingCache } from "../../store/refreshing-cache.js";
 
 export const GUARDRAILS_CHANNEL = "evident.guardrails.changed";
 const TTL_MS = 10_000;
@@ -21,7 +22,6 @@ export interface GuardConfig {
 interface CustomerEntry {
   policy: GuardrailPolicy;
   rules: CompiledRule[];
-  until: number;
 }
 
 /**
@@ -29,17 +29,18 @@ interface CustomerEntry {
  * on any replica evicts the customer here (broadcast), with a short TTL as the safety net.
  */
 export class GuardConfigService {
-  private readonly customers = new Map<string, CustomerEntry>();
-  private readonly keys = new Map<
-    string,
-    { override: Record<string, unknown> | null; until: number }
-  >();
+  // While the store is unreachable the last known policy keeps applying (calls go on).
+  private readonly customers: RefreshingCache<CustomerEntry>;
+  private readonly keys: RefreshingCache<Record<string, unknown> | null>;
 
   constructor(
     private readonly repo: GuardrailRepository,
     private readonly broadcast: Broadcast,
-    private readonly clock: Clock,
-  ) {}
+    clock: Clock,
+  ) {
+    this.customers = new RefreshingCache(clock, TTL_MS);
+    this.keys = new RefreshingCache(clock, TTL_MS);
+  }
 
   async start(): Promise<() => Promise<void>> {
     return this.broadcast.subscribe(GUARDRAILS_CHANNEL, (message) => this.evict(message));
@@ -66,35 +67,27 @@ export class GuardConfigService {
   }
 
   private evict(id: string): void {
-    this.customers.delete(id);
-    this.keys.delete(id);
+    this.customers.invalidate(id);
+    this.keys.invalidate(id);
   }
 
-  private async customer(customerId: string): Promise<CustomerEntry> {
-    const now = this.clock.now();
-    const hit = this.customers.get(customerId);
-    if (hit && hit.until > now) return hit;
-    const [stored, storedRules] = await Promise.all([
-      this.repo.policy(customerId),
-      this.repo.rules(customerId),
-    ]);
-    const policy = guardrailPolicySchema.parse(stored ?? {});
-    const rules: CompiledRule[] = [];
-    for (const r of storedRules) {
-      const def = ruleDefinitionSchema.safeParse(r.definition);
-      if (def.success && def.data.enabled) rules.push(compileRule(def.data, { id: r.id }));
-    }
-    const entry = { policy, rules, until: now + TTL_MS };
-    this.customers.set(customerId, entry);
-    return entry;
+  private customer(customerId: string): Promise<CustomerEntry> {
+    return this.customers.get(customerId, async () => {
+      const [stored, storedRules] = await Promise.all([
+        this.repo.policy(customerId),
+        this.repo.rules(customerId),
+      ]);
+      const policy = guardrailPolicySchema.parse(stored ?? {});
+      const rules: CompiledRule[] = [];
+      for (const r of storedRules) {
+        const def = ruleDefinitionSchema.safeParse(r.definition);
+        if (def.success && def.data.enabled) rules.push(compileRule(def.data, { id: r.id }));
+      }
+      return { policy, rules };
+    });
   }
 
-  private async keyOverride(keyId: string): Promise<Record<string, unknown> | null> {
-    const now = this.clock.now();
-    const hit = this.keys.get(keyId);
-    if (hit && hit.until > now) return hit.override;
-    const override = await this.repo.keyOverride(keyId);
-    this.keys.set(keyId, { override, until: now + TTL_MS });
-    return override;
+  private keyOverride(keyId: string): Promise<Record<string, unknown> | null> {
+    return this.keys.get(keyId, () => this.repo.keyOverride(keyId));
   }
 }
