@@ -18,7 +18,11 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL);
   const app = await createApp(config, { logger });
   await app.http.listen({ port: config.PORT, host: config.HOST });
-  const grpc = await startGrpcServer(app.ctx, config.GRPC_PORT, config.HOST);
+  const grpc = await startGrpcServer(app.ctx, config.GRPC_PORT, config.HOST, {
+    failureMode: config.ENVOY_FAILURE_MODE,
+    removeAuthorizationIn: config.ENVOY_REMOVE_AUTHORIZATION_IN,
+    decisionTimeoutMs: config.ENVOY_DECISION_TIMEOUT_MS,
+  });
   const address = app.http.server.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;
   logger.info(

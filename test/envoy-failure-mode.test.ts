@@ -54,7 +54,7 @@ if (POSTGRES_URL) {
       t.is(headerValue(denied.caller.headers, "x-request-id"), "outage-authz-closed");
 
       const allowed = await sendCheck(openEnvoy.authorization, chat(k2, "outage-authz-open"));
-      t.is(allowed.kind, "allowed");
+      t.is(allowed.kind, "allowed", JSON.stringify(allowed));
 
       // ext_proc without ext_authz in the chain: it authenticates itself.
       const procClosed = await throughEnvoy(closedEnvoy, chat(k3, "outage-proc-closed"), {

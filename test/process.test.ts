@@ -16,7 +16,13 @@ interface Started {
 function startProcess(env: Record<string, string>): Started {
   const child = spawn(TSX, ["dataplane/main.ts"], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", LOG_LEVEL: "warn", ...env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      LOG_LEVEL: "warn",
+      GRPC_PORT: String(40_000 + Math.floor(Math.random() * 20_000)),
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let err = "";

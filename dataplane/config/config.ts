@@ -60,6 +60,10 @@ const configSchema = z.object({
   /** How often chain checkpoints are signed, and the retention sweeper runs. */
   AUDIT_CHECKPOINT_INTERVAL_MS: z.coerce.number().int().min(100).max(86_400_000).default(60_000),
   RETENTION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).max(86_400_000).default(3_600_000),
+  /** Envoy adapters: what happens when the core cannot decide; where the caller's key is removed. */
+  ENVOY_FAILURE_MODE: z.enum(["closed", "open"]).default("closed"),
+  ENVOY_REMOVE_AUTHORIZATION_IN: z.enum(["ext_proc", "ext_authz", "never"]).default("ext_proc"),
+  ENVOY_DECISION_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(1_500),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Largest JSON request body accepted, in bytes (413 beyond). */
   MAX_BODY_BYTES: z.coerce

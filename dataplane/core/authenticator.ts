@@ -92,7 +92,7 @@ export class Authenticator {
         const stale = this.cache.get(keyHash);
         if (stale?.caller) return stale.caller;
         throw new GatewayError(
-          "service_unavailable",
+          "store_unavailable",
           "cannot check API keys right now; retry later",
           {
             headers: { "retry-after": "5" },

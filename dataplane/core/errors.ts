@@ -41,6 +41,8 @@ const KINDS = {
   internal_error: { status: 500, type: "server_error" },
   upstream_unavailable: { status: 502, type: "backend_error" },
   service_unavailable: { status: 503, type: "server_error" },
+  /** The store (Postgres) could not be reached to make a decision. */
+  store_unavailable: { status: 503, type: "server_error" },
 } as const satisfies Record<string, ErrorKind>;
 
 export type ErrorCode = keyof typeof KINDS;

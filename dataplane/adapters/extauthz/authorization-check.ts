@@ -5,7 +5,7 @@ import { toGatewayError } from "../../core/errors.js";
 import type { Caller } from "../../core/identity.js";
 import { newInferenceCall } from "../../core/inference-call.js";
 import { requestIdFrom } from "../http/request-id.js";
-import { declaredClassificationOf } from "../extproc/declared-classification.js";
+import { declaredClassificationOf } from "../../core/declared-classification.js";
 import { routingHeaders } from "../extproc/request-admission.js";
 import { isUndecided, undecidedError, withinDeadline } from "../grpc/decision-deadline.js";
 import type { EnvoyAdapterOptions } from "../grpc/envoy-options.js";

@@ -7,7 +7,7 @@ import type { Target } from "../../routing/routing-types.js";
 import { upstreamBody } from "../http/compat/call-lifecycle.js";
 import { chatCompletionRequest, embeddingRequest } from "../http/compat/compat-schemas.js";
 import { parseOrThrow } from "../http/validation.js";
-import { declaredClassificationOf } from "./declared-classification.js";
+import { declaredClassificationOf } from "../../core/declared-classification.js";
 
 /** What the request half of an exchange knows once its headers have been seen. */
 export interface RequestFacts {

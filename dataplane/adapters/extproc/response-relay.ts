@@ -11,7 +11,7 @@ import {
   usageFromUpstream,
 } from "../../upstream/usage.js";
 import { failCall, upstreamClientError } from "../http/compat/call-lifecycle.js";
-import { SseRelay } from "./sse-relay.js";
+import { SseRelay } from "../../upstream/sse-relay.js";
 
 export type ResponseKind = "sse" | "json" | "upstream_error";
 

@@ -6,7 +6,8 @@ import { GatewayError, toGatewayError } from "../../core/errors.js";
  * limits' own fail mode with Redis down, or a saturated audit spool) is a decision.
  */
 export function isUndecided(err: unknown): boolean {
-  return toGatewayError(err).code === "internal_error";
+  const code = toGatewayError(err).code;
+  return code === "internal_error" || code === "store_unavailable";
 }
 
 /** The error Envoy gets when the core could not decide and the failure mode is closed. */

@@ -1,6 +1,6 @@
 /**
- * How the Envoy adapters behave where a deployment has a choice. main.ts passes the defaults until
- * these become configuration (see docs/envoy.md, "Configuration").
+ * How the Envoy adapters behave where a deployment has a choice: ENVOY_FAILURE_MODE,
+ * ENVOY_REMOVE_AUTHORIZATION_IN and ENVOY_DECISION_TIMEOUT_MS (see docs/envoy.md).
  */
 export interface EnvoyAdapterOptions {
   /**

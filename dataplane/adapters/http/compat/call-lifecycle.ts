@@ -1,32 +1,17 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../../../app/context.js";
 import { GatewayError, toGatewayError } from "../../../core/errors.js";
-import { CLASSIFICATION_LEVELS, type ClassificationLevel } from "../../../core/identity.js";
+import { declaredClassificationOf } from "../../../core/declared-classification.js";
+import type { ClassificationLevel } from "../../../core/identity.js";
 import type { CallOutcome, InferenceCall } from "../../../core/inference-call.js";
 
-/** The classification a caller declared: `X-Data-Classification` header, else `evident.classification`. */
+/** The classification a caller declared (see core/declared-classification.ts). */
 export function declaredClassification(
   request: FastifyRequest,
   body: Record<string, unknown>,
 ): ClassificationLevel | undefined {
   const header = request.headers["x-data-classification"];
-  const value = (Array.isArray(header) ? header[0] : header)?.trim().toLowerCase();
-  if (value !== undefined && value !== "") {
-    if (!(CLASSIFICATION_LEVELS as readonly string[]).includes(value)) {
-      throw new GatewayError(
-        "validation_failed",
-        `X-Data-Classification must be one of ${CLASSIFICATION_LEVELS.join(", ")}`,
-        {
-          detail: [
-            { loc: ["header", "x-data-classification"], msg: "unknown level", type: "enum" },
-          ],
-        },
-      );
-    }
-    return value as ClassificationLevel;
-  }
-  const ext = body.evident as { classification?: ClassificationLevel } | undefined;
-  return ext?.classification;
+  return declaredClassificationOf(Array.isArray(header) ? header[0] : header, body);
 }
 
 /** The body to send upstream: our extension removed, the model name rewritten. */

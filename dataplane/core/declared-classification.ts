@@ -1,11 +1,9 @@
-import { GatewayError } from "../../core/errors.js";
-import { CLASSIFICATION_LEVELS, type ClassificationLevel } from "../../core/identity.js";
+import { GatewayError } from "./errors.js";
+import { CLASSIFICATION_LEVELS, type ClassificationLevel } from "./identity.js";
 
 /**
  * The classification a caller declared: the `X-Data-Classification` header, else the body's
- * `evident.classification`. Same rule and error as the REST path's `declaredClassification`
- * (adapters/http/compat/call-lifecycle.ts), which takes a FastifyRequest; this one takes the
- * header's value so both Envoy adapters can use it.
+ * `evident.classification` (the same rule for REST and Envoy).
  */
 export function declaredClassificationOf(
   header: string | undefined,

@@ -1,19 +1,18 @@
 import { createHash, type Hash } from "node:crypto";
-import type { GatewayError } from "../../core/errors.js";
-import type { InferenceCall } from "../../core/inference-call.js";
-import type { StreamTextFilter } from "../../core/pipeline.js";
-import { formatSseEvent, SseParser, type SseEvent } from "../../upstream/sse-parser.js";
-import { countTextTokens, usageFromUpstream } from "../../upstream/usage.js";
+import type { GatewayError } from "../core/errors.js";
+import type { InferenceCall } from "../core/inference-call.js";
+import type { StreamTextFilter } from "../core/pipeline.js";
+import { formatSseEvent, SseParser, type SseEvent } from "./sse-parser.js";
+import { countTextTokens, usageFromUpstream } from "./usage.js";
 
 const MAX_CAPTURE = 1024 * 1024;
 const DONE = "data: [DONE]\n\n";
 
 /**
- * Scans a streamed chat completion chunk by chunk as Envoy passes it (STREAMED mode), exactly as
- * the REST path's relay-stream.ts does: SSE events are parsed per chunk, `delta.content` goes
- * through the pipeline's stream filter, the usage chunk is hidden unless the caller asked for it,
- * and our own `[DONE]` ends the stream. `relayEvent` and `textChunk` mirror the private functions
- * of relay-stream.ts (see the refactor note in docs/envoy.md).
+ * Relays a streamed chat completion chunk by chunk, for REST and Envoy's ext_proc alike: SSE
+ * events are parsed as they arrive, `delta.content` goes through the pipeline's stream filter, the
+ * usage chunk the gateway asked for is hidden unless the caller asked for it too, and our own
+ * `[DONE]` ends the stream. It keeps a digest of exactly what the caller got.
  */
 export class SseRelay {
   refused: GatewayError | undefined;
