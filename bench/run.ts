@@ -9,11 +9,17 @@ import { dirname } from "node:path";
 import { benchOptionsFromProcess } from "./config/bench-options.js";
 import { formatReport } from "./report/format-report.js";
 import { inferencePathSection } from "./sections/inference-path.js";
+import { envoyAdaptersSection } from "./sections/envoy-adapters.js";
 import { guardrailScanSection } from "./sections/guardrail-scan.js";
 import { limitsOverheadSection } from "./sections/limits-overhead.js";
 import type { Section, SectionReport } from "./sections/section.js";
 
-const SECTIONS: Section[] = [inferencePathSection, guardrailScanSection, limitsOverheadSection];
+const SECTIONS: Section[] = [
+  inferencePathSection,
+  guardrailScanSection,
+  limitsOverheadSection,
+  envoyAdaptersSection,
+];
 
 const options = benchOptionsFromProcess();
 const log = (line: string): void => {
