@@ -25,15 +25,7 @@ async function main(): Promise<void> {
   });
   const address = app.http.server.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;
-  logger.info(
-    {
-      port,
-      grpc_port: grpc?.port ?? null,
-      store: app.ctx.db.kind,
-      shared_state: app.ctx.redis ? "redis" : "memory",
-    },
-    "evident listening",
-  );
+
   if (app.generatedAdminKey) {
     // Shown once, on the terminal only: the store keeps just its hash.
     process.stderr.write(
@@ -50,6 +42,16 @@ async function main(): Promise<void> {
       ].join("\n"),
     );
   }
+
+  logger.info(
+    {
+      port,
+      grpc_port: grpc?.port ?? null,
+      store: app.ctx.db.kind,
+      shared_state: app.ctx.redis ? "redis" : "memory",
+    },
+    "evident listening",
+  );
 
   let stopping = false;
   const shutdown = (signal: string) => {

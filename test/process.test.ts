@@ -11,6 +11,8 @@ interface Started {
   child: ChildProcess;
   stderr: () => string;
   exited: Promise<number | null>;
+  /** The HTTP port the process logged once it listened. */
+  port: Promise<number>;
 }
 
 function startProcess(env: Record<string, string>): Started {
@@ -19,30 +21,27 @@ function startProcess(env: Record<string, string>): Started {
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "",
-      LOG_LEVEL: "warn",
-      GRPC_PORT: String(40_000 + Math.floor(Math.random() * 20_000)),
+      LOG_LEVEL: "info",
+      PORT: "0",
+      GRPC_PORT: "0",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let err = "";
+  let out = "";
   child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
-  child.stdout?.resume();
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, stderr: () => err, exited };
-}
-
-async function waitForHttp(url: string, timeoutMs = 90_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not come up`);
+  const port = new Promise<number>((resolve, reject) => {
+    child.stdout?.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /"port":(\d+)[^\n]*"msg":"evident listening"/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    void exited.then((code) => reject(new Error(`exited with ${code} before listening: ${err}`)));
+  });
+  port.catch(() => undefined);
+  return { child, stderr: () => err, exited, port };
 }
 
 test("a bad environment variable stops start-up with a message naming it", async (t) => {
@@ -53,10 +52,9 @@ test("a bad environment variable stops start-up with a message naming it", async
 
 test("the first start on embedded defaults prints an admin key once; SIGTERM shuts down cleanly", async (t) => {
   const dataDir = await mkdtemp(path.join(tmpdir(), "evident-start-"));
-  const port = String(20_000 + Math.floor(Math.random() * 20_000));
   try {
-    const first = startProcess({ DATA_DIR: dataDir, PORT: port });
-    await waitForHttp(`http://127.0.0.1:${port}/healthz`);
+    const first = startProcess({ DATA_DIR: dataDir });
+    const port = await first.port;
     const key = /ev_sk_[A-Za-z0-9]{40}/.exec(first.stderr())?.[0];
     t.truthy(key, "the generated admin key is printed");
     const ok = await fetch(`http://127.0.0.1:${port}/api/v1/health`, {
@@ -66,10 +64,10 @@ test("the first start on embedded defaults prints an admin key once; SIGTERM shu
     first.child.kill("SIGTERM");
     t.is(await first.exited, 0);
 
-    const second = startProcess({ DATA_DIR: dataDir, PORT: port });
-    await waitForHttp(`http://127.0.0.1:${port}/healthz`);
+    const second = startProcess({ DATA_DIR: dataDir });
+    const port2 = await second.port;
     t.false(/ev_sk_/.test(second.stderr()), "no second key is generated or printed");
-    const again = await fetch(`http://127.0.0.1:${port}/api/v1/health`, {
+    const again = await fetch(`http://127.0.0.1:${port2}/api/v1/health`, {
       headers: { authorization: `Bearer ${key ?? ""}` },
     });
     t.is(again.status, 200, "the key survives a restart (only its hash is stored)");

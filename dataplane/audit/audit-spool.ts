@@ -17,6 +17,8 @@ export class SpoolFullError extends Error {
  */
 export class AuditSpool {
   private current: { file: FileHandle; name: string; bytes: number } | undefined;
+  /** Appends, reads and removals run one at a time (a replay must not close a segment mid-write). */
+  private queue: Promise<unknown> = Promise.resolve();
   private totalBytes = 0;
   private nextSegment = 1;
 
@@ -48,8 +50,18 @@ export class AuditSpool {
     return this.totalBytes < this.maxBytes;
   }
 
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
   /** Appends and fsyncs; resolves only once the records are on disk. */
-  async append(records: readonly PendingAuditRecord[]): Promise<void> {
+  append(records: readonly PendingAuditRecord[]): Promise<void> {
+    return this.serial(() => this.appendNow(records));
+  }
+
+  private async appendNow(records: readonly PendingAuditRecord[]): Promise<void> {
     const data = Buffer.from(records.map((r) => `${JSON.stringify(r)}\n`).join(""), "utf8");
     if (this.totalBytes + data.length > this.maxBytes) throw new SpoolFullError();
     if (!this.current || this.current.bytes >= SEGMENT_BYTES) await this.rotate();
@@ -61,7 +73,11 @@ export class AuditSpool {
   }
 
   /** The oldest segment's records (closing it first if it is the one being written). */
-  async oldest(): Promise<{ name: string; records: PendingAuditRecord[] } | undefined> {
+  oldest(): Promise<{ name: string; records: PendingAuditRecord[] } | undefined> {
+    return this.serial(() => this.oldestNow());
+  }
+
+  private async oldestNow(): Promise<{ name: string; records: PendingAuditRecord[] } | undefined> {
     const [name] = await this.segments();
     if (!name) return undefined;
     if (this.current?.name === name) await this.closeCurrent();
@@ -79,15 +95,19 @@ export class AuditSpool {
   }
 
   /** Removes a segment whose records are now in the store. */
-  async remove(name: string): Promise<void> {
+  remove(name: string): Promise<void> {
+    return this.serial(() => this.removeNow(name));
+  }
+
+  private async removeNow(name: string): Promise<void> {
     const file = path.join(this.dir, name);
     const size = (await stat(file)).size;
     await rm(file, { force: true });
     this.totalBytes = Math.max(0, this.totalBytes - size);
   }
 
-  async close(): Promise<void> {
-    await this.closeCurrent();
+  close(): Promise<void> {
+    return this.serial(() => this.closeCurrent());
   }
 
   private async segments(): Promise<string[]> {
