@@ -1,15 +1,7 @@
 import test from "ava";
 import { freshPostgresUrl, POSTGRES_URL, REDIS_URL } from "./support/databases.js";
 import { call, startTestApp } from "./support/test-app.js";
-
-async function eventually(check: () => Promise<boolean>, timeoutMs = 3_000): Promise<boolean> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return false;
-}
+import { within } from "./support/within.js";
 
 const sharedSetups: { name: string; env: (db: string) => Record<string, string> }[] = [];
 if (POSTGRES_URL && REDIS_URL) {
@@ -33,9 +25,9 @@ for (const setup of sharedSetups) {
       t.is((await call(b.url, "GET", "/api/v1/health", key)).status, 200, "b has cached the key");
       await call(a.url, "DELETE", `/api/v1/keys/${created.json.id as string}`, a.adminKey);
       t.true(
-        await eventually(
-          async () => (await call(b.url, "GET", "/api/v1/health", key)).status === 401,
+        await within(
           1_000,
+          async () => (await call(b.url, "GET", "/api/v1/health", key)).status === 401,
         ),
         "b refuses the revoked key",
       );

@@ -3,15 +3,7 @@ import { startFakeUpstream } from "./fakes/fake-openai-upstream.js";
 import { freshPostgresUrl, POSTGRES_URL, REDIS_URL } from "./support/databases.js";
 import { deployModel } from "./support/inference-fixture.js";
 import { call, startTestApp } from "./support/test-app.js";
-
-async function within(ms: number, check: () => Promise<boolean>): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return false;
-}
+import { within } from "./support/within.js";
 
 if (POSTGRES_URL && REDIS_URL) {
   const redis = REDIS_URL;
