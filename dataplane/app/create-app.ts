@@ -48,7 +48,7 @@ import path from "node:path";
 import { buildLimits } from "./limits-wiring.js";
 import { guardrailRoutes } from "../adapters/http/routes/guardrails.js";
 import { GuardConfigService } from "../guardrails/enforcement/guard-config.js";
-import { requestGuardStage, responseGuardStage } from "../guardrails/enforcement/guard-stages.js";
+import { guardStages } from "../guardrails/enforcement/guard-stages.js";
 import { GuardrailRepository } from "../store/guardrail-repository.js";
 import { exportRoutes } from "../adapters/http/routes/exports.js";
 import { routeRoutes } from "../adapters/http/routes/routes.js";
@@ -160,11 +160,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   exportJobs.start();
   const stopGuardConfig = await guardConfig.start();
   const limits = await buildLimits({ config, clock, logger, metrics, db, redis });
+  const guards = guardStages(guardConfig, { routing, health, upstream });
   const pipeline = new Pipeline({
     limit: limits.stage,
-    guardRequest: requestGuardStage(guardConfig, { routing, health, upstream }),
+    guardRequest: guards.request,
     route: routeStage(routing, health),
-    guardResponse: responseGuardStage(),
+    guardResponse: guards.response,
     meter: limits.meter,
     audit: audit.stage(),
   });

@@ -113,14 +113,14 @@ export class AuditRepository {
     params.push(seq, prev);
     const n = params.length;
     await tx.query(
-      `WITH inserted AS (
+      `-- A data-modifying WITH always runs to completion, read or not.
+       WITH inserted AS (
          INSERT INTO audit_records
            (id, customer_id, seq, occurred_at, kind, request_id, model, outcome, fields, content,
             record_digest, prev_hash, hash)
-         VALUES ${rows.join(", ")}
-         RETURNING 1)
+         VALUES ${rows.join(", ")})
        UPDATE audit_chain_heads SET last_seq = $${n - 1}, last_hash = $${n}
-        WHERE customer_id = $1 AND (SELECT count(*) FROM inserted) >= 0`,
+        WHERE customer_id = $1`,
       params,
     );
   }

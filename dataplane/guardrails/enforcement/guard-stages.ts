@@ -16,7 +16,6 @@ interface CallGuardState {
   placeholders: PlaceholderMap;
 }
 
-const states = new WeakMap<InferenceCall, CallGuardState>();
 /** Longest value the stream guard catches whole across chunk boundaries. */
 const STREAM_WINDOW = 256;
 
@@ -34,8 +33,21 @@ function higher(a: ClassificationLevel, b: ClassificationLevel): ClassificationL
  * original stays for digests); the classification is the higher of declared and detected, and
  * below the key's floor the call is refused.
  */
-export function requestGuardStage(
+export function guardStages(
   service: GuardConfigService,
+  models?: ModelCheckDeps,
+): { request: PipelineStage; response: PipelineStage } {
+  // What the request guard leaves for the response guard of the same call.
+  const states = new WeakMap<InferenceCall, CallGuardState>();
+  return {
+    request: requestGuardStage(service, states, models),
+    response: responseGuardStage(states),
+  };
+}
+
+function requestGuardStage(
+  service: GuardConfigService,
+  states: WeakMap<InferenceCall, CallGuardState>,
   models?: ModelCheckDeps,
 ): PipelineStage {
   return {
@@ -82,7 +94,7 @@ export function requestGuardStage(
  * reaches the client and a value split over chunks is still caught. With restore_in_response,
  * placeholders from the request are put back after the output was scanned.
  */
-export function responseGuardStage(): PipelineStage {
+function responseGuardStage(states: WeakMap<InferenceCall, CallGuardState>): PipelineStage {
   return {
     name: "guard_response",
     async transformResponse(call, body) {

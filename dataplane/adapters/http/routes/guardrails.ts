@@ -91,7 +91,6 @@ export function guardrailRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "guardrails",
       summary: "One rule",
       params,
-      query: customerQuery,
       responses: { 200: { description: "RuleResponse" }, ...errors },
       handler: async ({ params: p, caller }) => {
         const rule = await repo.rule(p.rule_id, byIdScope(who(caller)));
@@ -106,7 +105,6 @@ export function guardrailRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary: "Change a rule (null removes an optional field)",
       audit: "rule.update",
       params,
-      query: customerQuery,
       body: ruleUpdateSchema,
       responses: { 200: { description: "RuleResponse" }, ...errors },
       handler: async ({ params: p, body, caller }) => {
@@ -130,7 +128,6 @@ export function guardrailRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary: "Delete a rule",
       audit: "rule.delete",
       params,
-      query: customerQuery,
       responses: { 204: { description: "deleted" }, ...errors },
       handler: async ({ params: p, caller }) => {
         const deleted = await repo.deleteRule(p.rule_id, byIdScope(who(caller)));
