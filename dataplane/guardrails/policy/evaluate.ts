@@ -9,7 +9,7 @@
  * code, open lets the call through with an "allow" verdict labelled "detector_error".
  */
 import type { ClassificationLevel } from "../../core/identity.js";
-import { PII_ENTITIES, type PiiEntity } from "../pii/entities.js";
+import { PII_ENTITIES, type PiiEntity, type PiiMatch } from "../pii/entities.js";
 import { createPlaceholderMap, type PlaceholderMap } from "../pii/redact.js";
 import type { CompiledRule } from "../rules/compile-rule.js";
 import type { SafetyCategory } from "../safety/safety-categories.js";
@@ -116,11 +116,12 @@ function runSafety(
   policy: GuardrailPolicy,
   text: string,
   detectors: GuardrailDetectors,
+  pii: PiiDetection | undefined,
 ): void {
   const { threshold, categories, action } = policy.safety;
   const check = "content_safety";
   const verdict = run.guard(check, "content_safety_block", checkName(check), () =>
-    detectors.safety(text, threshold, categories),
+    detectors.safety(text, threshold, categories, pii?.matches),
   );
   if (verdict === undefined) return;
   let driver: { category: string; score: number; limit: number } | undefined;
@@ -144,16 +145,26 @@ function runSafety(
     });
 }
 
-function runPii(
-  run: Evaluation,
-  policy: GuardrailPolicy,
-  text: string,
-  detectors: GuardrailDetectors,
-): void {
+/** PII found once per text, shared by the safety classifiers and the PII policy. */
+interface PiiDetection {
+  matches: PiiMatch[] | undefined;
+  error: unknown;
+}
+
+function detectOnce(text: string, detectors: GuardrailDetectors): PiiDetection {
+  try {
+    return { matches: detectors.pii(text, PII_ENTITIES), error: undefined };
+  } catch (error) {
+    return { matches: undefined, error };
+  }
+}
+
+function runPii(run: Evaluation, policy: GuardrailPolicy, detection: PiiDetection): void {
   const check = "pii";
-  const matches = run.guard(check, "pii_policy_block", checkName(check), () =>
-    detectors.pii(text, PII_ENTITIES),
-  );
+  const matches = run.guard(check, "pii_policy_block", checkName(check), () => {
+    if (detection.matches === undefined) throw detection.error;
+    return detection.matches;
+  });
   if (matches === undefined) return;
   const blocked = new Map<PiiEntity, number>();
   let redacts = false;
@@ -226,8 +237,9 @@ function evaluate(
   const map = options.placeholders ?? createPlaceholderMap();
   const run = new Evaluation(policy);
   if (direction === "input" && policy.injection.enabled) runInjection(run, policy, text, detectors);
-  if (policy.safety.enabled) runSafety(run, policy, text, detectors);
-  if (policy.pii.enabled) runPii(run, policy, text, detectors);
+  const pii = policy.pii.enabled ? detectOnce(text, detectors) : undefined;
+  if (policy.safety.enabled) runSafety(run, policy, text, detectors, pii);
+  if (pii) runPii(run, policy, pii);
   for (const rule of rules)
     if (rule.definition.enabled && rule.appliesTo(direction)) runRule(run, rule, text, map);
 

@@ -12,15 +12,18 @@ import type { Verdict } from "../verdict.js";
 export interface GuardrailDetectors {
   pii(text: string, entities: readonly PiiEntity[]): PiiMatch[];
   injection(text: string, threshold: number): Verdict;
+  /** `identifiers`: PII already found in `text`, so the safety classifiers need not look again. */
   safety(
     text: string,
     threshold: number,
     categories: Partial<Record<SafetyCategory, number>>,
+    identifiers?: readonly PiiMatch[],
   ): Verdict;
 }
 
 export const builtInDetectors: GuardrailDetectors = {
   pii: (text, entities) => detectPii(text, { entities }),
   injection: (text, threshold) => injectionVerdict(text, threshold),
-  safety: (text, threshold, categories) => safetyVerdict(text, threshold, categories),
+  safety: (text, threshold, categories, identifiers) =>
+    safetyVerdict(text, threshold, categories, undefined, identifiers),
 };

@@ -2,7 +2,7 @@
 import type { Verdict } from "../verdict.js";
 import type { ScanView } from "../normalize/scan-views.js";
 import { SAFETY_CATEGORIES, type SafetyCategory } from "./safety-categories.js";
-import { scoreSafety } from "./score-safety.js";
+import { scoreSafety, type IdentifierSpan } from "./score-safety.js";
 
 export const DEFAULT_SAFETY_THRESHOLD = 0.5;
 
@@ -15,8 +15,9 @@ export function safetyVerdict(
   threshold = DEFAULT_SAFETY_THRESHOLD,
   categoryThresholds: Partial<Record<SafetyCategory, number>> = {},
   views?: ScanView[],
+  identifiers?: readonly IdentifierSpan[],
 ): Verdict {
-  const { scores, signals } = scoreSafety(text, views);
+  const { scores, signals } = scoreSafety(text, views, identifiers);
   let blocking: SafetyCategory | undefined;
   let top: SafetyCategory = SAFETY_CATEGORIES[0];
   for (const c of SAFETY_CATEGORIES) {

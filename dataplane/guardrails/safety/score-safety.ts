@@ -152,7 +152,7 @@ function classifierScores(
 export const SAFETY_FULL_EVIDENCE_WORDS = 8;
 
 /** Identifiers the classifiers must not judge by: what a text asks, not whom it names. */
-const IDENTIFIERS: PiiEntity[] = [
+export const IDENTIFIERS: readonly PiiEntity[] = [
   "EMAIL_ADDRESS",
   "PHONE_NUMBER",
   "IP_ADDRESS",
@@ -161,9 +161,25 @@ const IDENTIFIERS: PiiEntity[] = [
   "US_SSN",
 ];
 
-/** The views the classifiers read: the text with identifiers replaced by neutral placeholders. */
-function classifierViews(text: string, views: ScanView[]): ScanView[] {
-  const found = detectPii(text, { entities: IDENTIFIERS });
+/** A span of an identifier found in the text (e.g. by the PII detectors, already run). */
+export interface IdentifierSpan {
+  start: number;
+  end: number;
+  entity_type: PiiEntity;
+}
+
+/**
+ * The views the classifiers read: the text with identifiers replaced by neutral placeholders.
+ * `known` are identifiers already found (sorted, non-overlapping); else they are detected here.
+ */
+function classifierViews(
+  text: string,
+  views: ScanView[],
+  known: readonly IdentifierSpan[] | undefined,
+): ScanView[] {
+  const found = (known ?? detectPii(text, { entities: IDENTIFIERS })).filter((m) =>
+    IDENTIFIERS.includes(m.entity_type),
+  );
   if (found.length === 0) return views;
   let masked = "";
   let at = 0;
@@ -197,6 +213,7 @@ export function scoreSafetyWith(
   models: SafetyModels | undefined,
   views = buildScanViews(text),
   floor = SAFETY_CLASSIFIER_FLOOR,
+  identifiers?: readonly IdentifierSpan[],
 ): SafetyScore {
   const matched = new Map<SafetySignal, string>();
   const signals = lexiconSignals(views, matched);
@@ -214,7 +231,11 @@ export function scoreSafetyWith(
     models === undefined
       ? emptyScores()
       : scaled(
-          classifierScores(models, scanFeatureCounts(classifierViews(text, views)), floor),
+          classifierScores(
+            models,
+            scanFeatureCounts(classifierViews(text, views, identifiers)),
+            floor,
+          ),
           evidenceOf(views),
         );
   const scores = emptyScores();
@@ -227,6 +248,16 @@ export function scoreSafetyWith(
   return { scores, max, signals };
 }
 
-export function scoreSafety(text: string, views?: ScanView[]): SafetyScore {
-  return scoreSafetyWith(text, SAFETY_MODELS, views);
+export function scoreSafety(
+  text: string,
+  views?: ScanView[],
+  identifiers?: readonly IdentifierSpan[],
+): SafetyScore {
+  return scoreSafetyWith(
+    text,
+    SAFETY_MODELS,
+    views ?? buildScanViews(text),
+    undefined,
+    identifiers,
+  );
 }
