@@ -80,9 +80,5 @@ export function applyTemplate(policy: GuardrailPolicy, name: TemplateName): Guar
           : policy.classification.pii_floor,
     },
     fail_mode: policy.fail_mode === "closed" || template.fail_mode === "closed" ? "closed" : "open",
-    content_logging:
-      policy.content_logging === "none" || template.content_logging === "none"
-        ? "none"
-        : "redacted",
   });
 }

@@ -16,7 +16,11 @@ test("the default policy: detectors on, PII redacted, confidential floor, fail c
   t.true(policy.safety.enabled);
   t.is(policy.classification.pii_floor, "confidential");
   t.is(policy.fail_mode, "closed");
-  t.is(policy.content_logging, "none");
+  t.false(
+    "content_logging" in policy,
+    "content retention is the audit's setting, not the policy's",
+  );
+  t.false(policyPatchSchema.safeParse({ content_logging: "redacted" }).success);
 });
 
 test("a patch changes only what it names and keeps nested siblings", (t) => {

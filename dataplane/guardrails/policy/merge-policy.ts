@@ -35,7 +35,6 @@ export function mergePolicy(base: GuardrailPolicy, patch: PolicyPatch): Guardrai
     ...base,
     ...defined({
       fail_mode: patch.fail_mode,
-      content_logging: patch.content_logging,
       model_checks: patch.model_checks,
     }),
     pii: { ...base.pii, ...pii, entities: mergeEntries(base.pii.entities, entities) },

@@ -15,8 +15,6 @@ export const PII_ACTIONS = ["block", "redact"] as const;
 export const PII_ENTITY_ACTIONS = ["block", "redact", "allow"] as const;
 export const DETECTOR_ACTIONS = ["block", "flag"] as const;
 export const FAIL_MODES = ["open", "closed"] as const;
-/** What of a call's content may be kept with its audit record: nothing, or the redacted text. */
-export const CONTENT_LOGGING = ["none", "redacted"] as const;
 
 export type PiiEntityAction = (typeof PII_ENTITY_ACTIONS)[number];
 export type FailMode = (typeof FAIL_MODES)[number];
@@ -41,7 +39,6 @@ const fields = {
   },
   classification: { pii_floor: z.enum(CLASSIFICATION_LEVELS) },
   fail_mode: z.enum(FAIL_MODES),
-  content_logging: z.enum(CONTENT_LOGGING),
 };
 
 /**
@@ -88,7 +85,6 @@ export const guardrailPolicySchema = z.strictObject({
     .strictObject({ pii_floor: fields.classification.pii_floor.default("confidential") })
     .prefault({}),
   fail_mode: fields.fail_mode.default("closed"),
-  content_logging: fields.content_logging.default("none"),
   /** Classifier models asked about every request, in addition to the built-in detectors. */
   model_checks: z.array(modelCheckSchema).max(5).default([]),
 });
@@ -121,7 +117,6 @@ export const policyPatchSchema = z.strictObject({
     .optional(),
   classification: z.strictObject(fields.classification).partial().optional(),
   fail_mode: fields.fail_mode.optional(),
-  content_logging: fields.content_logging.optional(),
   /** Replaces the list (an empty list removes every model check). */
   model_checks: z.array(modelCheckSchema).max(5).optional(),
 });

@@ -44,7 +44,6 @@ const TEMPLATES: Record<TemplateName, PolicyTemplate> = {
       },
       classification: { pii_floor: "restricted" },
       fail_mode: "closed",
-      content_logging: "none",
     }),
     rules: [
       ruleDefinitionSchema.parse({
@@ -101,7 +100,6 @@ const TEMPLATES: Record<TemplateName, PolicyTemplate> = {
         },
         restore_in_response: true,
       },
-      content_logging: "none",
     }),
     rules: [],
   },
