@@ -65,7 +65,9 @@ export function limitStage(deps: LimitStageDeps): PipelineStage {
         custom.requestsPerMinute = settings.requestsPerMinute;
       if (settings.tokensPerMinute !== null) custom.tokensPerMinute = settings.tokensPerMinute;
       const limits = rateLimitsFor(customer.tier, custom);
-      const reserve = estimateTokens(call, deps.defaultMaxTokens).total;
+      // No token limit: nothing to reserve against, so the prompt is not tokenized on this path.
+      const reserve =
+        limits.tokensPerMinute === null ? 0 : estimateTokens(call, deps.defaultMaxTokens).total;
       const admission = await deps.limiter.admit(customerLimitKey(customer.id), limits, reserve);
       if (!admission.allowed) throw refusalError(admission, limits, reserve);
       reservations.set(call, admission.reservation);
