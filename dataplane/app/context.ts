@@ -10,6 +10,7 @@ import type { AuditRepository } from "../store/audit-repository.js";
 import type { RetentionRepository } from "../store/retention-repository.js";
 import type { GuardrailRepository } from "../store/guardrail-repository.js";
 import type { ExportRepository } from "../store/export-repository.js";
+import type { RouteRepository } from "../store/route-repository.js";
 import type { ExportJobs } from "../audit/export-jobs.js";
 import type { GuardConfigService } from "../guardrails/enforcement/guard-config.js";
 import type { Logger } from "../observability/logger.js";
@@ -44,6 +45,7 @@ export interface AppContext {
     retention: RetentionRepository;
     guardrails: GuardrailRepository;
     exports: ExportRepository;
+    routes: RouteRepository;
   };
   exportJobs: ExportJobs;
   guardConfig: GuardConfigService;

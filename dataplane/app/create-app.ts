@@ -54,6 +54,7 @@ import { exportRoutes } from "../adapters/http/routes/exports.js";
 import { routeRoutes } from "../adapters/http/routes/routes.js";
 import { ExportJobs } from "../audit/export-jobs.js";
 import { ExportRepository } from "../store/export-repository.js";
+import { RouteRepository } from "../store/route-repository.js";
 import { VERSION } from "../adapters/http/routes/system.js";
 import type { AppContext, ReadinessCheck } from "./context.js";
 import { openStores, type Stores } from "./open-stores.js";
@@ -111,8 +112,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const deployments = new DeploymentRepository(db);
   const backends = new BackendRepository(db);
   const cipher = await loadCredentialCipher(config.EVIDENT_ENCRYPTION_KEY, config.DATA_DIR);
+  const routeRepo = new RouteRepository(db);
   const routing = new RoutingTableHolder(
-    { models, deployments, backends, cipher },
+    { models, deployments, backends, cipher, routes: routeRepo },
     broadcast,
     config.ROUTING_RELOAD_MS,
     (err) => logger.warn({ err: String(err) }, "routing table reload failed"),
@@ -185,6 +187,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       retention: retentionRepo,
       guardrails: guardrailRepo,
       exports: exportRepo,
+      routes: routeRepo,
     },
     exportJobs,
     guardConfig,

@@ -135,10 +135,9 @@ export class RoutingTableHolder {
   private again = false;
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => Promise<void>) | undefined;
-  private awaitingRoutes = false;
 
   constructor(
-    private sources: RoutingSources,
+    private readonly sources: RoutingSources,
     private readonly broadcast: Broadcast,
     private readonly reloadMs: number,
     private readonly onError: (err: unknown) => void,
@@ -150,7 +149,7 @@ export class RoutingTableHolder {
   }
 
   get loaded(): boolean {
-    return this.table !== undefined && !this.awaitingRoutes;
+    return this.table !== undefined;
   }
 
   async start(): Promise<void> {
@@ -158,15 +157,6 @@ export class RoutingTableHolder {
     await this.reload();
     this.timer = setInterval(() => void this.reload(), this.reloadMs);
     this.timer.unref();
-  }
-
-  /** Adds the smart-route source (when the app wires it after start) and reloads. */
-  useRoutes(routes: NonNullable<RoutingSources["routes"]>): Promise<void> {
-    this.sources = { ...this.sources, routes };
-    this.awaitingRoutes = true;
-    return this.reload().finally(() => {
-      this.awaitingRoutes = false;
-    });
   }
 
   /** Reloads now (coalescing concurrent requests into at most one more run). */

@@ -12,7 +12,7 @@ import {
 } from "../../../routing/routes/route-schema.js";
 import { decisionJson, routeJson } from "../../../routing/routes/route-wire.js";
 import { resolveCallRoute } from "../../../routing/routes/resolve-call-route.js";
-import { RouteRepository, routeObservations } from "../../../store/route-repository.js";
+import { routeObservations } from "../../../store/route-repository.js";
 import { errorSchema, idParam } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
 import { parseOrThrow } from "../validation.js";
@@ -29,10 +29,7 @@ const errors = {
 
 /** Smart routing (spec 4.5): customers' routes, a dry-run evaluation and A/B results. */
 export function routeRoutes(ctx: AppContext): AnyRouteSpec[] {
-  const repo = new RouteRepository(ctx.db);
-  // The routing table learns the routes from here and reloads them on every replica on change
-  // (the "routing" readiness check waits for the first table with routes).
-  void ctx.routing.useRoutes(repo);
+  const repo = ctx.repos.routes;
   const who = (c: Caller | undefined) => c as Caller;
   const params = z.object({ route_id: idParam });
 
