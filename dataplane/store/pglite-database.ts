@@ -1,45 +1,116 @@
-import { mkdir } from "node:fs/promises";
-import { PGlite, types } from "@electric-sql/pglite";
+import { Worker } from "node:worker_threads";
 import type { Database, Queryable, SqlParam } from "./database.js";
+import type {
+  PgliteReply,
+  PgliteRequest,
+  PgliteWorkerData,
+  SerializedDbError,
+} from "./pglite-protocol.js";
 
-const parsers = {
-  [types.INT8]: (v: string) => Number(v),
-  [types.NUMERIC]: (v: string) => Number(v),
-};
+/** Distributes Omit over the request union, so each variant keeps its own fields. */
+type Unsent<T> = T extends unknown ? Omit<T, "id"> : never;
+
+/** The worker's file beside this one: .ts under tsx (dev, tests), .js after the build. */
+function workerUrl(): URL {
+  const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
+  return new URL(`./pglite-worker${ext}`, import.meta.url);
+}
+
+function toError(error: SerializedDbError): Error {
+  return Object.assign(new Error(error.message), error.fields);
+}
 
 /**
  * Embedded Postgres (PGlite, WebAssembly) on disk in dataDir, or in memory when dataDir is
- * undefined. One connection: calls are serialised by PGlite itself.
+ * undefined. PGlite runs in its own worker thread (pglite-worker.ts), so its CPU time never blocks
+ * the event loop that serves requests; this side only posts messages. One connection: PGlite
+ * serialises calls, and a query outside a transaction waits for an open transaction to end.
  */
 export async function openPglite(dataDir: string | undefined): Promise<Database> {
-  if (dataDir !== undefined) await mkdir(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir === undefined ? undefined : `file://${dataDir}`, {
-    parsers,
+  const worker = new Worker(workerUrl(), {
+    workerData: { dataDir } satisfies PgliteWorkerData,
   });
-  const wrap = (q: Pick<PGlite, "query" | "exec">): Queryable => ({
+  const pending = new Map<
+    number,
+    { resolve: (r: PgliteReply) => void; reject: (e: Error) => void }
+  >();
+  let nextId = 1;
+  let dead: Error | undefined;
+
+  const failAll = (err: Error) => {
+    dead ??= err;
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+    worker.unref();
+  };
+  worker.on("error", failAll);
+  worker.on("exit", (code) => failAll(new Error(`embedded database stopped (exit ${code})`)));
+
+  const ready = new Promise<PgliteReply>((resolve, reject) => pending.set(0, { resolve, reject }));
+  worker.on("message", (reply: PgliteReply) => {
+    const p = pending.get(reply.id);
+    if (!p) return;
+    pending.delete(reply.id);
+    // The thread keeps the process alive only while something waits for it.
+    if (pending.size === 0) worker.unref();
+    if (reply.ok) p.resolve(reply);
+    else p.reject(toError(reply.error));
+  });
+  await ready;
+
+  function send(req: Unsent<PgliteRequest>): Promise<PgliteReply> {
+    if (dead) return Promise.reject(dead);
+    const id = nextId++;
+    if (pending.size === 0) worker.ref();
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ ...req, id });
+    });
+  }
+
+  const on = (tx: number | undefined): Queryable => ({
     async query<Row extends object>(text: string, params: readonly SqlParam[] = []) {
-      const res = await q.query<Row>(text, params as unknown[]);
-      return res.rows;
+      const reply = await send({ op: "query", tx, text, params });
+      return (reply.ok ? reply.rows : []) as Row[];
     },
     async exec(text: string) {
-      await q.exec(text);
+      await send({ op: "exec", tx, text });
     },
   });
-  const direct = wrap(db);
+  const direct = on(undefined);
+
   return {
     kind: "pglite",
     query: direct.query,
     exec: direct.exec,
-    transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
+    async transaction(fn) {
+      const begun = await send({ op: "begin" });
+      const tx = begun.ok ? begun.tx : undefined;
+      if (tx === undefined) throw new Error("embedded database did not open a transaction");
+      let result;
+      try {
+        result = await fn(on(tx));
+      } catch (err) {
+        await send({ op: "end", tx, commit: false }).catch(() => undefined);
+        throw err;
+      }
+      await send({ op: "end", tx, commit: true });
+      return result;
+    },
     withSession: (fn) => fn(direct),
     async ping() {
       try {
-        await db.query("SELECT 1");
+        await direct.query("SELECT 1");
         return true;
       } catch {
         return false;
       }
     },
-    close: () => db.close(),
+    async close() {
+      if (dead) return;
+      await send({ op: "close" });
+      dead = new Error("embedded database is closed");
+      await worker.terminate();
+    },
   };
 }

@@ -1,0 +1,36 @@
+/**
+ * Messages between the request thread and the thread that owns PGlite (pglite-worker.ts).
+ * Everything here crosses a structured clone: plain data, Dates and Uint8Arrays only.
+ */
+export type PgliteRequest =
+  | { id: number; op: "query"; tx?: number; text: string; params: readonly unknown[] }
+  | { id: number; op: "exec"; tx?: number; text: string }
+  | { id: number; op: "begin" }
+  | { id: number; op: "end"; tx: number; commit: boolean }
+  | { id: number; op: "close" };
+
+export interface SerializedDbError {
+  message: string;
+  /** SQLSTATE and the other fields Postgres reports, when the error came from the database. */
+  fields: Record<string, string>;
+}
+
+export type PgliteReply =
+  | { id: number; ok: true; rows?: unknown[]; tx?: number }
+  | { id: number; ok: false; error: SerializedDbError };
+
+export interface PgliteWorkerData {
+  dataDir: string | undefined;
+}
+
+/** Field names of a Postgres error that callers may read (pg's DatabaseError has the same). */
+export const ERROR_FIELDS = [
+  "code",
+  "detail",
+  "hint",
+  "constraint",
+  "table",
+  "column",
+  "schema",
+  "severity",
+] as const;

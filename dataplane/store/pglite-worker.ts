@@ -1,0 +1,117 @@
+import { mkdir } from "node:fs/promises";
+import { parentPort, workerData } from "node:worker_threads";
+import { PGlite, types, type Transaction } from "@electric-sql/pglite";
+import {
+  ERROR_FIELDS,
+  type PgliteReply,
+  type PgliteRequest,
+  type PgliteWorkerData,
+  type SerializedDbError,
+} from "./pglite-protocol.js";
+
+/**
+ * The thread that owns the embedded database. PGlite's WebAssembly Postgres runs here, so its work
+ * never holds up the event loop that serves requests. Requests are answered in any order; PGlite
+ * itself serialises them (a query outside a transaction waits for an open transaction to end).
+ */
+const port = parentPort;
+if (!port) throw new Error("pglite-worker must run as a worker thread");
+const { dataDir } = workerData as PgliteWorkerData;
+
+const parsers = {
+  [types.INT8]: (v: string) => Number(v),
+  [types.NUMERIC]: (v: string) => Number(v),
+};
+
+if (dataDir !== undefined) await mkdir(dataDir, { recursive: true });
+const db = await PGlite.create(dataDir === undefined ? undefined : `file://${dataDir}`, {
+  parsers,
+});
+
+interface OpenTransaction {
+  tx: Transaction;
+  finish: (commit: boolean) => void;
+  done: Promise<void>;
+}
+const transactions = new Map<number, OpenTransaction>();
+let nextTx = 1;
+
+function serialize(err: unknown): SerializedDbError {
+  const fields: Record<string, string> = {};
+  if (err !== null && typeof err === "object") {
+    for (const name of ERROR_FIELDS) {
+      const value = (err as Record<string, unknown>)[name];
+      if (typeof value === "string") fields[name] = value;
+    }
+  }
+  return { message: err instanceof Error ? err.message : String(err), fields };
+}
+
+function target(tx: number | undefined): Pick<Transaction, "query" | "exec"> {
+  if (tx === undefined) return db;
+  const open = transactions.get(tx);
+  if (!open) throw new Error("transaction is no longer open");
+  return open.tx;
+}
+
+const ROLLBACK = "rollback requested";
+
+/** Opens a transaction that stays open until an "end" request for it arrives. */
+function begin(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const id = nextTx++;
+    let finish: (commit: boolean) => void = () => undefined;
+    const done = db
+      .transaction(
+        (tx) =>
+          new Promise<void>((committed, aborted) => {
+            finish = (commit) => (commit ? committed() : aborted(new Error(ROLLBACK)));
+            transactions.set(id, { tx, finish: (commit) => finish(commit), done });
+            resolve(id);
+          }),
+      )
+      .then(() => undefined)
+      .finally(() => transactions.delete(id));
+    // Failing to begin rejects begin(); a failure after that is reported to whoever ends it.
+    done.catch((err: unknown) => reject(err instanceof Error ? err : new Error(String(err))));
+  });
+}
+
+async function end(tx: number, commit: boolean): Promise<void> {
+  const open = transactions.get(tx);
+  if (!open) throw new Error("transaction is no longer open");
+  open.finish(commit);
+  try {
+    await open.done;
+  } catch (err) {
+    if (commit || !(err instanceof Error && err.message === ROLLBACK)) throw err;
+  }
+}
+
+async function handle(req: PgliteRequest): Promise<PgliteReply> {
+  switch (req.op) {
+    case "query": {
+      const res = await target(req.tx).query(req.text, req.params as unknown[]);
+      return { id: req.id, ok: true, rows: res.rows };
+    }
+    case "exec":
+      await target(req.tx).exec(req.text);
+      return { id: req.id, ok: true };
+    case "begin":
+      return { id: req.id, ok: true, tx: await begin() };
+    case "end":
+      await end(req.tx, req.commit);
+      return { id: req.id, ok: true };
+    case "close":
+      await db.close();
+      return { id: req.id, ok: true };
+  }
+}
+
+port.on("message", (req: PgliteRequest) => {
+  handle(req).then(
+    (reply) => port.postMessage(reply),
+    (err: unknown) => port.postMessage({ id: req.id, ok: false, error: serialize(err) }),
+  );
+});
+port.postMessage({ id: 0, ok: true });
