@@ -58,6 +58,7 @@ import { RouteRepository } from "../store/route-repository.js";
 import { VERSION } from "../adapters/http/routes/system.js";
 import type { AppContext, ReadinessCheck } from "./context.js";
 import { openStores, type Stores } from "./open-stores.js";
+import { buildAnalytics } from "./analytics-wiring.js";
 
 const BOOTSTRAP_LOCK_ID = 7_314_620_002;
 
@@ -163,12 +164,22 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const stopGuardConfig = await guardConfig.start();
   const limits = await buildLimits({ config, clock, logger, metrics, db, redis });
   const guards = guardStages(guardConfig, { routing, health, upstream });
+  const analytics = buildAnalytics({
+    db,
+    clock,
+    logger,
+    flushMs: config.USAGE_FLUSH_MS,
+    deployments,
+    backends,
+    routing,
+    health,
+  });
   const pipeline = new Pipeline({
     limit: limits.stage,
     guardRequest: guards.request,
-    route: routeStage(routing, health),
+    route: analytics.routeStage(routeStage(routing, health)),
     guardResponse: guards.response,
-    meter: limits.meter,
+    meter: analytics.meterStage(limits.meter),
     audit: audit.stage(),
   });
 
@@ -234,6 +245,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...exportRoutes(ctx),
     ...routeRoutes(ctx),
     ...limits.routes(ctx),
+    ...analytics.routes(),
   ];
   const openApiRoute = route({
     method: "GET",
@@ -262,6 +274,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await exportJobs.stop();
       await writer.stop();
       await limits.close();
+      await analytics.close();
       await stopGuardConfig().catch(() => undefined);
       await unsubscribe().catch(() => undefined);
       if (!options.stores) {

@@ -1,0 +1,41 @@
+import type { InferenceCall } from "../core/inference-call.js";
+import type { PipelineStage } from "../core/pipeline.js";
+
+export interface StageObservers {
+  /** After the stage admitted the call (its beforeForward returned). */
+  admitted?: (call: InferenceCall) => void;
+  /** After the stage's post-call work, whatever the outcome. Must not throw. */
+  finished?: (call: InferenceCall) => void;
+}
+
+/**
+ * The same stage, with observers called after its hooks (analytics, metrics, in-flight counts).
+ * The pipeline and its order stay as they are; an observer that throws is ignored.
+ */
+export function observedStage(stage: PipelineStage, observers: StageObservers): PipelineStage {
+  const safely = (fn: ((call: InferenceCall) => void) | undefined, call: InferenceCall) => {
+    try {
+      fn?.(call);
+    } catch {
+      // Observers never change a call's outcome.
+    }
+  };
+  return {
+    name: stage.name,
+    async beforeForward(call) {
+      await stage.beforeForward?.(call);
+      safely(observers.admitted, call);
+    },
+    transformResponse: stage.transformResponse
+      ? (call, body) => stage.transformResponse?.(call, body) ?? Promise.resolve(body)
+      : undefined,
+    openStreamFilter: stage.openStreamFilter ? (call) => stage.openStreamFilter?.(call) : undefined,
+    async afterCall(call) {
+      try {
+        await stage.afterCall?.(call);
+      } finally {
+        safely(observers.finished, call);
+      }
+    },
+  };
+}
