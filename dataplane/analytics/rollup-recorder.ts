@@ -1,6 +1,6 @@
 import type { DDSketch } from "@datadog/sketches-js";
 import type { InferenceCall } from "../core/inference-call.js";
-import type { AnalyticsRepository, RollupRow, RollupTable } from "../store/analytics-repository.js";
+import type { AnalyticsRepository, RollupRow } from "../store/analytics-repository.js";
 import { classifyCall } from "./availability.js";
 import { mergeSerialized, newLatencySketch, serializeSketch } from "./latency-sketch.js";
 
