@@ -2,6 +2,7 @@ import { ConfigError, loadConfigFromProcess, type Config } from "./config/config
 import { createApp } from "./app/create-app.js";
 import { createLogger } from "./observability/logger.js";
 import { startGrpcServer } from "./adapters/grpc/start-grpc.js";
+import { startMetricsServer } from "./observability/metrics-server.js";
 
 /** `npm start`: the data plane as one process on its configured (or embedded) stores. */
 async function main(): Promise<void> {
@@ -23,6 +24,10 @@ async function main(): Promise<void> {
     removeAuthorizationIn: config.ENVOY_REMOVE_AUTHORIZATION_IN,
     decisionTimeoutMs: config.ENVOY_DECISION_TIMEOUT_MS,
   });
+  const metricsServer =
+    config.METRICS_PORT === undefined
+      ? undefined
+      : await startMetricsServer(app.ctx.metrics.registry, config.METRICS_PORT, config.HOST);
   const address = app.http.server.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;
 
@@ -47,6 +52,7 @@ async function main(): Promise<void> {
     {
       port,
       grpc_port: grpc?.port ?? null,
+      metrics_port: metricsServer?.port ?? null,
       store: app.ctx.db.kind,
       shared_state: app.ctx.redis ? "redis" : "memory",
     },
@@ -64,6 +70,7 @@ async function main(): Promise<void> {
     }, config.SHUTDOWN_GRACE_MS);
     force.unref();
     Promise.resolve(grpc?.close())
+      .then(() => metricsServer?.close())
       .then(() => app.close())
       .then(() => {
         logger.info("stopped");

@@ -47,6 +47,7 @@ test("every variable the chart sets for the data plane is one dataplane/config r
   t.deepEqual(names, [
     "PORT",
     "GRPC_PORT",
+    "METRICS_PORT",
     "LOG_LEVEL",
     "EVIDENT_ADMIN_KEY",
     "DATABASE_URL",

@@ -126,6 +126,7 @@ test("data plane: http 8080 and grpc 9090, /healthz and /readyz probes, Secrets 
     [
       ["http", 8080],
       ["grpc", 9090],
+      ["metrics", 9464],
     ],
   );
   t.deepEqual(c.livenessProbe.httpGet, { path: "/healthz", port: "http" });

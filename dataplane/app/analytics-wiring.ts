@@ -7,6 +7,7 @@ import { recordedCall, RollupRecorder } from "../analytics/rollup-recorder.js";
 import type { Clock } from "../core/clock.js";
 import type { InferenceCall } from "../core/inference-call.js";
 import type { PipelineStage } from "../core/pipeline.js";
+import type { CallMetrics } from "../observability/call-metrics.js";
 import type { Logger } from "../observability/logger.js";
 import type { RoutingTableHolder } from "../routing/routing-loader.js";
 import type { TargetHealth } from "../routing/target-health.js";
@@ -24,8 +25,7 @@ export interface AnalyticsDeps {
   backends: BackendRepository;
   routing: RoutingTableHolder;
   health: TargetHealth;
-  /** Called for every finished call (metrics). */
-  onFinished?: (call: InferenceCall) => void;
+  metrics: CallMetrics;
 }
 
 /** Rollups recorded as calls finish, the analytics and capacity endpoints, in-flight counts. */
@@ -52,19 +52,37 @@ export function buildAnalytics(deps: AnalyticsDeps) {
     healthy: (id: string) => deps.health.isHealthy(id),
     tracker,
   };
+  const metered = new WeakMap<InferenceCall, number>();
   return {
     recorder,
     tracker,
     /** The route stage, counting a call in flight once routed. */
     routeStage: (stage: PipelineStage) =>
-      observedStage(stage, { admitted: (call) => tracker.begin(call) }),
-    /** The meter stage, recording each call into the rollups once metered (cost known). */
+      observedStage(stage, {
+        admitted: (call) => {
+          tracker.begin(call);
+          deps.metrics.inFlight.set(tracker.total());
+        },
+      }),
+    /** The meter stage, recording each call into the rollups and metrics once metered. */
     meterStage: (stage: PipelineStage) =>
       observedStage(stage, {
         finished: (call) => {
+          const now = deps.clock.now();
+          metered.set(call, now);
           tracker.end(call);
-          recorder.record(recordedCall(call, deps.clock.now()));
-          deps.onFinished?.(call);
+          deps.metrics.inFlight.set(tracker.total());
+          const recorded = recordedCall(call, now);
+          recorder.record(recorded);
+          deps.metrics.observe(call, recorded.latencyMs);
+        },
+      }),
+    /** The audit stage, measuring how long after the call its record became durable. */
+    auditStage: (stage: PipelineStage) =>
+      observedStage(stage, {
+        finished: (call) => {
+          const from = metered.get(call);
+          if (from !== undefined) deps.metrics.auditLag((deps.clock.now() - from) / 1000);
         },
       }),
     routes: (): AnyRouteSpec[] =>

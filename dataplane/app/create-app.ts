@@ -173,6 +173,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     backends,
     routing,
     health,
+    metrics: metrics.calls,
   });
   const pipeline = new Pipeline({
     limit: limits.stage,
@@ -180,7 +181,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     route: analytics.routeStage(routeStage(routing, health)),
     guardResponse: guards.response,
     meter: analytics.meterStage(limits.meter),
-    audit: audit.stage(),
+    audit: analytics.auditStage(audit.stage()),
   });
 
   const ctx: AppContext = {

@@ -90,6 +90,15 @@ const configSchema = z.object({
   USAGE_FLUSH_MS: z.coerce.number().int().min(50).max(600_000).default(5_000),
   /** How long a customer's budget and custom limits are cached on a replica. */
   LIMITS_CONFIG_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  /** Prometheus metrics at GET /metrics on this port, without a key (unset: only the API's). */
+  METRICS_PORT: port.optional(),
+  /** OTLP/HTTP collector base URL for traces (/v1/traces is appended); unset: no tracing. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .string()
+    .regex(/^https?:\/\/[^\s]+$/, "must be an http:// or https:// URL")
+    .optional(),
+  /** service.name on every exported span. */
+  OTEL_SERVICE_NAME: z.string().min(1).max(200).default("evident-dataplane"),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,4 +1,5 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { createCallMetrics } from "./call-metrics.js";
 
 /** The data plane's Prometheus metrics, on a registry of its own (never the global one). */
 export function createMetrics() {
@@ -17,7 +18,8 @@ export function createMetrics() {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
-  return { registry, httpRequests, httpDuration };
+  const calls = createCallMetrics(registry);
+  return { registry, httpRequests, httpDuration, calls };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
