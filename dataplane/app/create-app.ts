@@ -59,6 +59,7 @@ import { VERSION } from "../adapters/http/routes/system.js";
 import type { AppContext, ReadinessCheck } from "./context.js";
 import { openStores, type Stores } from "./open-stores.js";
 import { buildAnalytics } from "./analytics-wiring.js";
+import { createTracing, traced } from "../observability/tracing.js";
 
 const BOOTSTRAP_LOCK_ID = 7_314_620_002;
 
@@ -122,11 +123,21 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   );
   await routing.start();
   const health = new TargetHealth(clock);
-  const upstream = new UpstreamClient({
-    connectMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
-    headersMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
-    bodyMs: config.UPSTREAM_BODY_TIMEOUT_MS,
-  });
+  const tracing = config.OTEL_EXPORTER_OTLP_ENDPOINT
+    ? createTracing({
+        endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
+        serviceName: config.OTEL_SERVICE_NAME,
+        serviceVersion: VERSION,
+      })
+    : undefined;
+  const upstream = new UpstreamClient(
+    {
+      connectMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
+      headersMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
+      bodyMs: config.UPSTREAM_BODY_TIMEOUT_MS,
+    },
+    tracing?.upstream,
+  );
   const metrics = createMetrics();
   const auditRepo = new AuditRepository(db);
   const retentionRepo = new RetentionRepository(db);
@@ -176,12 +187,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     metrics: metrics.calls,
   });
   const pipeline = new Pipeline({
-    limit: limits.stage,
-    guardRequest: guards.request,
-    route: analytics.routeStage(routeStage(routing, health)),
-    guardResponse: guards.response,
-    meter: analytics.meterStage(limits.meter),
-    audit: analytics.auditStage(audit.stage()),
+    limit: traced(tracing, limits.stage, "evident.limits"),
+    guardRequest: traced(tracing, guards.request, "evident.guardrails.request"),
+    route: traced(tracing, analytics.routeStage(routeStage(routing, health)), "evident.routing"),
+    guardResponse: traced(tracing, guards.response, "evident.guardrails.response"),
+    meter: traced(tracing, analytics.meterStage(limits.meter), "evident.meter"),
+    audit: traced(tracing, analytics.auditStage(audit.stage()), "evident.audit", true),
   });
 
   const ctx: AppContext = {
@@ -276,6 +287,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await writer.stop();
       await limits.close();
       await analytics.close();
+      await tracing?.shutdown().catch(() => undefined);
       await stopGuardConfig().catch(() => undefined);
       await unsubscribe().catch(() => undefined);
       if (!options.stores) {

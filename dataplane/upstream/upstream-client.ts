@@ -25,6 +25,16 @@ export interface UpstreamResponse {
   body: Dispatcher.ResponseData["body"];
 }
 
+/**
+ * Watches each request to a backend (tracing): may add headers (W3C traceparent) before it is
+ * sent; the returned function is called with the response status, or without one on failure.
+ */
+export type UpstreamObserver = (
+  target: Target,
+  req: UpstreamRequest,
+  headers: Record<string, string>,
+) => ((status: number | undefined) => void) | undefined;
+
 /** A failure to get a response at all (connection refused, reset, timeout). */
 export class UpstreamConnectError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -37,7 +47,10 @@ export class UpstreamConnectError extends Error {
 export class UpstreamClient {
   private readonly agent: Agent;
 
-  constructor(timeouts: UpstreamTimeouts) {
+  constructor(
+    timeouts: UpstreamTimeouts,
+    private readonly observer?: UpstreamObserver,
+  ) {
     this.agent = new Agent({
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 300_000,
@@ -53,6 +66,7 @@ export class UpstreamClient {
     const url = new URL(joinPath(target.baseUrl, req.path));
     const headers: Record<string, string> = { ...req.headers };
     if (target.credential) headers.authorization = `Bearer ${target.credential}`;
+    const observed = this.observer?.(target, req, headers);
     try {
       const res = await this.agent.request({
         origin: url.origin,
@@ -62,8 +76,10 @@ export class UpstreamClient {
         body: req.body as Dispatcher.DispatchOptions["body"],
         signal: req.signal,
       });
+      observed?.(res.statusCode);
       return { status: res.statusCode, headers: res.headers, body: res.body };
     } catch (err) {
+      observed?.(undefined);
       if (req.signal?.aborted) throw err;
       throw new UpstreamConnectError(describeFailure(err), { cause: err });
     }
