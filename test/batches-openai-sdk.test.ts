@@ -248,7 +248,7 @@ test.serial("embeddings batches run too", async (t) => {
   const created = await client.batches.create({
     input_file_id: file.id,
     endpoint: "/v1/embeddings",
-    completion_window: "1h",
+    completion_window: "24h",
   });
   const batch = await settled(client, created.id);
   t.is(batch.status, "completed");

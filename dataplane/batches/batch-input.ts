@@ -28,7 +28,7 @@ export async function* fileLines(
     for (const part of parts) yield { no: ++no, text: part.replace(/\r$/, "") };
   }
   const rest = carry + decoder.end();
-  if (rest.length > 0) yield { no: ++no, text: rest.replace(/\r$/, "") };
+  if (rest.length > 0) yield { no: no + 1, text: rest.replace(/\r$/, "") };
 }
 
 /** A string that the store and every JSON consumer keep exactly: no NUL, no lone surrogate. */

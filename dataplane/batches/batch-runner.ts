@@ -188,8 +188,10 @@ export class BatchRunner {
         if (state && state.pending === 0) await this.finishAs(batch, "completed");
         return;
       }
-      const pauses = await Promise.all(claimed.map((line) => this.runOne(batch, caller, line)));
-      const pause = Math.max(0, ...pauses);
+      const runs = await Promise.all(claimed.map((line) => this.runOne(batch, caller, line)));
+      const results = runs.flatMap((r) => ("line" in r ? [r] : []));
+      await batches.recordLines(batch.id, owner, results);
+      const pause = Math.max(0, ...runs.map((r) => ("pauseMs" in r ? r.pauseMs : 0)));
       if (pause > 0) await this.sleep(Math.min(pause, MAX_PAUSE_MS));
     }
   }
@@ -206,20 +208,18 @@ export class BatchRunner {
     if (moved) await finalizeBatch(this.deps, batch, final, clock.now());
   }
 
-  /** Runs one claimed line; returns how long to pause (0 when the line was answered). */
+  /** Runs one claimed line: its result to record, or how long to pause (the line is given back). */
   private async runOne(
     batch: BatchRecord,
     caller: Caller | undefined,
     line: ClaimedLine,
-  ): Promise<number> {
-    const { batches, owner } = this.deps;
+  ): Promise<{ lineNo: number; line: string; isError: boolean } | { pauseMs: number }> {
     if (!caller) {
       const text = errorLine(line.customId, {
         code: "invalid_api_key",
         message: "the API key that created this batch has been revoked",
       });
-      await batches.recordLine(batch.id, owner, line.lineNo, text, true);
-      return 0;
+      return { lineNo: line.lineNo, line: text, isError: true };
     }
     let run: LineRun;
     try {
@@ -236,12 +236,11 @@ export class BatchRunner {
       };
     }
     if (run.kind === "paused") {
-      await batches.unclaimLine(batch.id, owner, line.lineNo);
-      return Math.max(1, run.retryAfterMs);
+      await this.deps.batches.unclaimLine(batch.id, this.deps.owner, line.lineNo);
+      return { pauseMs: Math.max(1, run.retryAfterMs) };
     }
     const text = answeredLine(line.customId, run.status, run.requestId, run.body);
-    await batches.recordLine(batch.id, owner, line.lineNo, text, run.status >= 400);
-    return 0;
+    return { lineNo: line.lineNo, line: text, isError: run.status >= 400 };
   }
 
   private sleep(ms: number): Promise<void> {

@@ -306,20 +306,38 @@ export class BatchRepository {
     line: string,
     isError: boolean,
   ): Promise<boolean> {
+    return (await this.recordLines(id, owner, [{ lineNo, line, isError }])) === 1;
+  }
+
+  /** Several results in one transaction (a worker's round); returns how many were recorded. */
+  async recordLines(
+    id: string,
+    owner: string | null,
+    results: readonly { lineNo: number; line: string; isError: boolean }[],
+  ): Promise<number> {
+    if (results.length === 0) return 0;
     return this.db.transaction(async (tx) => {
-      const rows = await tx.query<{ line_no: number }>(
-        `UPDATE batch_lines SET state = 'done', result = $4, is_error = $5
-          WHERE batch_id = $1 AND line_no = $2 AND state = 'running'
-            AND owner IS NOT DISTINCT FROM $3
-          RETURNING line_no`,
-        [id, lineNo, owner, line, isError],
-      );
-      if (rows.length === 0) return false;
-      await tx.query(
-        `UPDATE batches SET completed = completed + $2, failed = failed + $3 WHERE id = $1`,
-        [id, isError ? 0 : 1, isError ? 1 : 0],
-      );
-      return true;
+      let ok = 0;
+      let failed = 0;
+      for (const r of results) {
+        const rows = await tx.query<{ line_no: number }>(
+          `UPDATE batch_lines SET state = 'done', result = $4, is_error = $5
+            WHERE batch_id = $1 AND line_no = $2 AND state = 'running'
+              AND owner IS NOT DISTINCT FROM $3
+            RETURNING line_no`,
+          [id, r.lineNo, owner, r.line, r.isError],
+        );
+        if (rows.length === 0) continue;
+        if (r.isError) failed++;
+        else ok++;
+      }
+      if (ok + failed > 0) {
+        await tx.query(
+          "UPDATE batches SET completed = completed + $2, failed = failed + $3 WHERE id = $1",
+          [id, ok, failed],
+        );
+      }
+      return ok + failed;
     });
   }
 
