@@ -60,6 +60,11 @@ import type { AppContext, ReadinessCheck } from "./context.js";
 import { openStores, type Stores } from "./open-stores.js";
 import { buildAnalytics } from "./analytics-wiring.js";
 import { createTracing, traced } from "../observability/tracing.js";
+import { batchRoutes } from "../adapters/http/routes/batches.js";
+import { fileRoutes } from "../adapters/http/routes/files.js";
+import { BatchRepository } from "../store/batch-repository.js";
+import { FileRepository } from "../store/file-repository.js";
+import { buildBatchRunner } from "./batch-wiring.js";
 
 const BOOTSTRAP_LOCK_ID = 7_314_620_002;
 
@@ -211,6 +216,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       guardrails: guardrailRepo,
       exports: exportRepo,
       routes: routeRepo,
+      files: new FileRepository(db),
+      batches: new BatchRepository(db),
     },
     exportJobs,
     guardConfig,
@@ -245,6 +252,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       backends: health.snapshot(targets),
     };
   };
+  const batchRunner = buildBatchRunner(ctx);
   const routes: AnyRouteSpec[] = [
     ...systemRoutes(ctx, inventory),
     ...accountRoutes(ctx),
@@ -258,6 +266,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...routeRoutes(ctx),
     ...limits.routes(ctx),
     ...analytics.routes(),
+    ...fileRoutes(ctx),
+    ...batchRoutes(ctx, batchRunner),
   ];
   const openApiRoute = route({
     method: "GET",
@@ -271,6 +281,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const document = buildOpenApi(routes);
   const http = buildHttpServer(ctx, routes, limits.checkManagement);
   usage.start();
+  batchRunner.start();
 
   return {
     ctx,
@@ -278,6 +289,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     generatedAdminKey: generated,
     async close() {
       await http.close();
+      await batchRunner.stop();
       await usage.stop();
       await routing.stop();
       await upstream.close();
