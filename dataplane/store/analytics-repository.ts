@@ -42,7 +42,7 @@ const COUNTER_SUMS = `coalesce(sum(requests), 0)::float8 AS "requests",
   coalesce(sum(completion_tokens), 0)::float8 AS "completionTokens",
   coalesce(sum(cost_usd), 0)::float8 AS "costUsd",
   coalesce(sum(latency_ms_sum), 0)::float8 AS "latencyMsSum"`;
-const BATCH = 500;
+const BATCH = 2000;
 
 const key = (r: { customerId: string; bucketStart: Date; model: string }) =>
   `${r.customerId}\u0000${r.bucketStart.getTime()}\u0000${r.model}`;
@@ -77,27 +77,41 @@ export class AnalyticsRepository {
     rows: readonly RollupRow[],
     merge: SketchMerge,
   ): Promise<void> {
-    const keyParams: SqlParam[] = [];
-    const tuples = rows.map((r, i) => {
-      keyParams.push(r.customerId, r.bucketStart, r.model);
-      return `($${i * 3 + 1}::text, $${i * 3 + 2}::timestamptz, $${i * 3 + 3}::text)`;
-    });
-    // Rows that do not exist yet are created empty, then every row is locked before the update.
-    await tx.query(
-      `INSERT INTO ${table} (customer_id, bucket_start, model) VALUES ${tuples.join(", ")}
-       ON CONFLICT DO NOTHING`,
-      keyParams,
-    );
+    const column = <T>(f: (r: RollupRow) => T) => rows.map(f);
+    // Counters are added in one upsert, which also locks each row until the transaction ends;
+    // the sketch column is untouched by it, so RETURNING hands back the stored sketch.
     const stored = await tx.query<{
       customer_id: string;
       bucket_start: Date;
       model: string;
       latency_sketch: Uint8Array | null;
     }>(
-      `SELECT customer_id, bucket_start, model, latency_sketch FROM ${table}
-        WHERE (customer_id, bucket_start, model) IN (${tuples.join(", ")})
-        ORDER BY customer_id, bucket_start, model FOR UPDATE`,
-      keyParams,
+      `INSERT INTO ${table} (customer_id, bucket_start, model, ${COUNTER_COLUMNS})
+       SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::int[], $5::int[],
+         $6::int[], $7::int[], $8::bigint[], $9::bigint[], $10::float8[], $11::float8[])
+       ON CONFLICT (customer_id, bucket_start, model) DO UPDATE SET
+         requests = ${table}.requests + EXCLUDED.requests,
+         failures = ${table}.failures + EXCLUDED.failures,
+         refusals = ${table}.refusals + EXCLUDED.refusals,
+         rate_limited = ${table}.rate_limited + EXCLUDED.rate_limited,
+         prompt_tokens = ${table}.prompt_tokens + EXCLUDED.prompt_tokens,
+         completion_tokens = ${table}.completion_tokens + EXCLUDED.completion_tokens,
+         cost_usd = ${table}.cost_usd + EXCLUDED.cost_usd,
+         latency_ms_sum = ${table}.latency_ms_sum + EXCLUDED.latency_ms_sum
+       RETURNING customer_id, bucket_start, model, latency_sketch`,
+      [
+        column((r) => r.customerId),
+        column((r) => r.bucketStart.toISOString()),
+        column((r) => r.model),
+        column((r) => r.requests),
+        column((r) => r.failures),
+        column((r) => r.refusals),
+        column((r) => r.rateLimited),
+        column((r) => r.promptTokens),
+        column((r) => r.completionTokens),
+        column((r) => r.costUsd),
+        column((r) => r.latencyMsSum),
+      ],
     );
     const sketches = new Map(
       stored.map((s) => [
@@ -105,42 +119,25 @@ export class AnalyticsRepository {
         s.latency_sketch,
       ]),
     );
-    const params: SqlParam[] = [];
-    const values = rows.map((r) => {
-      const merged = merge(sketches.get(key(r)) ?? null, r.sketch);
-      params.push(
-        r.customerId,
-        r.bucketStart,
-        r.model,
-        r.requests,
-        r.failures,
-        r.refusals,
-        r.rateLimited,
-        r.promptTokens,
-        r.completionTokens,
-        r.costUsd,
-        r.latencyMsSum,
-        merged === null ? null : Buffer.from(merged),
-      );
-      const n = params.length - 12;
-      const casts = ["text", "timestamptz", "text", "int", "int", "int", "int"]
-        .concat(["bigint", "bigint", "float8", "float8", "bytea"])
-        .map((type, j) => `$${n + j + 1}::${type}`);
-      return `(${casts.join(", ")})`;
+    const changed = rows.filter((r) => r.sketch !== null);
+    if (changed.length === 0) return;
+    // bytea[] does not cross every driver intact: sketches travel as hex text.
+    const merged = changed.map((r) => {
+      const m = merge(sketches.get(key(r)) ?? null, r.sketch);
+      return m === null ? null : Buffer.from(m).toString("hex");
     });
     await tx.query(
-      `UPDATE ${table} AS t SET
-         requests = t.requests + v.requests, failures = t.failures + v.failures,
-         refusals = t.refusals + v.refusals, rate_limited = t.rate_limited + v.rate_limited,
-         prompt_tokens = t.prompt_tokens + v.prompt_tokens,
-         completion_tokens = t.completion_tokens + v.completion_tokens,
-         cost_usd = t.cost_usd + v.cost_usd, latency_ms_sum = t.latency_ms_sum + v.latency_ms_sum,
-         latency_sketch = v.latency_sketch
-       FROM (VALUES ${values.join(", ")}) AS v (customer_id, bucket_start, model, ${COUNTER_COLUMNS},
-         latency_sketch)
-       WHERE t.customer_id = v.customer_id AND t.bucket_start = v.bucket_start
-         AND t.model = v.model`,
-      params,
+      `UPDATE ${table} AS t SET latency_sketch = decode(v.sketch, 'hex')
+         FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[])
+           AS v (customer_id, bucket_start, model, sketch)
+        WHERE t.customer_id = v.customer_id AND t.bucket_start = v.bucket_start
+          AND t.model = v.model`,
+      [
+        changed.map((r) => r.customerId),
+        changed.map((r) => r.bucketStart.toISOString()),
+        changed.map((r) => r.model),
+        merged,
+      ],
     );
   }
 
