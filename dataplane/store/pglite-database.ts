@@ -25,6 +25,7 @@ function toError(error: SerializedDbError): Error {
  * undefined. PGlite runs in its own worker thread (pglite-worker.ts), so its CPU time never blocks
  * the event loop that serves requests; this side only posts messages. One connection: PGlite
  * serialises calls, and a query outside a transaction waits for an open transaction to end.
+ * Like the in-process PGlite before it, an open database keeps the process alive until closed.
  */
 export async function openPglite(dataDir: string | undefined): Promise<Database> {
   const worker = new Worker(workerUrl(), {
@@ -41,7 +42,6 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
     dead ??= err;
     for (const p of pending.values()) p.reject(err);
     pending.clear();
-    worker.unref();
   };
   worker.on("error", failAll);
   worker.on("exit", (code) => failAll(new Error(`embedded database stopped (exit ${code})`)));
@@ -51,8 +51,6 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
     const p = pending.get(reply.id);
     if (!p) return;
     pending.delete(reply.id);
-    // The thread keeps the process alive only while something waits for it.
-    if (pending.size === 0) worker.unref();
     if (reply.ok) p.resolve(reply);
     else p.reject(toError(reply.error));
   });
@@ -61,7 +59,6 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
   function send(req: Unsent<PgliteRequest>): Promise<PgliteReply> {
     if (dead) return Promise.reject(dead);
     const id = nextId++;
-    if (pending.size === 0) worker.ref();
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject });
       worker.postMessage({ ...req, id });
