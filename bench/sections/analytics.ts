@@ -130,7 +130,7 @@ export const analyticsSection: Section = {
               t.p50.toFixed(1),
               t.max.toFixed(1),
             ]);
-            ratios[`${calls}_${name.split(" ")[0]}_${scopeName.split(" ")[0]}_p50_ms`] = t.p50;
+            ratios[`${calls} ${name} ${scopeName} p50 ms`] = t.p50;
             data.push({ calls, store, name, scope: scopeName, ...t, seedSeconds, rows });
           }
         }

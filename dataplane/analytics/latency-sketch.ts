@@ -50,16 +50,37 @@ export function deserializeSketch(bytes: Uint8Array): DDSketch {
   return sketch;
 }
 
-/** Merges serialised sketches into one; undefined when there is nothing to merge. */
+/**
+ * Merges serialised sketches into one; undefined when there is nothing to merge. Bins are summed
+ * straight from the bytes (no sketch object per part), so merging thousands of rollup rows costs
+ * one map update per bin.
+ */
 export function mergeSketches(parts: readonly (Uint8Array | null)[]): DDSketch | undefined {
-  let merged: DDSketch | undefined;
+  const bins = new Map<number, number>();
+  let zeros = 0;
+  let any = false;
   for (const part of parts) {
-    if (!part || part.length === 0) continue;
-    const sketch = deserializeSketch(part);
-    if (merged) merged.merge(sketch);
-    else merged = sketch;
+    if (!part || part.length < HEADER) continue;
+    const buf = Buffer.from(part.buffer, part.byteOffset, part.byteLength);
+    if (buf.readUInt8(0) !== FORMAT) throw new Error("unknown sketch format");
+    any = true;
+    zeros += buf.readUInt32LE(1);
+    const used = buf.readUInt32LE(5);
+    for (let i = 0, at = HEADER; i < used && at + 8 <= buf.length; i += 1, at += 8) {
+      const index = buf.readInt32LE(at);
+      bins.set(index, (bins.get(index) ?? 0) + buf.readUInt32LE(at + 4));
+    }
   }
-  return merged;
+  if (!any) return undefined;
+  const sketch = newLatencySketch();
+  let total = zeros;
+  for (const [index, count] of [...bins].sort((a, b) => a[0] - b[0])) {
+    sketch.store.add(index, count);
+    total += count;
+  }
+  sketch.zeroCount = zeros;
+  sketch.count = total;
+  return sketch;
 }
 
 /** The store's merge: a stored sketch plus an added one, serialised again. */
