@@ -78,8 +78,33 @@ export function recordForCall(
       request_sha256: sha256Hex(canonicalJson(call.originalBody)),
       response_sha256: call.responseDigest ?? null,
       content_sha256: content === null ? null : sha256Hex(canonicalJson(content)),
-      details: null,
+      details: callDetails(call),
     },
     content,
   };
+}
+
+/** Prompt and cache facts of a call, in the record's `details` (null when there are none). */
+function callDetails(call: InferenceCall): Record<string, unknown> | null {
+  const details: Record<string, unknown> = {};
+  if (call.prompt) {
+    details.prompt = {
+      slug: call.prompt.slug,
+      version: call.prompt.version,
+      arm: call.prompt.arm,
+      ab_test_id: call.prompt.abTestId,
+    };
+  }
+  if (call.cache) {
+    const c = call.cache;
+    details.cache = {
+      result: c.result,
+      kind: c.kind ?? null,
+      key_sha256: c.keyHash ?? null,
+      similarity: c.similarity ?? null,
+      saved_tokens: c.savedTokens ?? null,
+      saved_cost_usd: c.savedCostUsd ?? null,
+    };
+  }
+  return Object.keys(details).length > 0 ? details : null;
 }
