@@ -38,7 +38,9 @@ const promptParams = z
     frequency_penalty: z.number().min(-2).max(2).optional(),
     seed: z.number().int().optional(),
     stop: z.union([safeText(200), z.array(safeText(200)).max(4)]).optional(),
-    response_format: z.looseObject({ type: z.enum(["text", "json_object", "json_schema"]) }).optional(),
+    response_format: z
+      .looseObject({ type: z.enum(["text", "json_object", "json_schema"]) })
+      .optional(),
   })
   .meta({ id: "PromptModelParams" });
 
@@ -47,7 +49,10 @@ export const promptCreateSchema = z
     slug: promptSlug,
     name: safeText(200).optional(),
     description: safeText(2000).optional(),
-    tags: z.array(safeText(64).pipe(z.string().min(1))).max(32).optional(),
+    tags: z
+      .array(safeText(64).pipe(z.string().min(1)))
+      .max(32)
+      .optional(),
   })
   .meta({ id: "PromptCreate" });
 
@@ -55,7 +60,10 @@ export const promptUpdateSchema = z
   .strictObject({
     name: safeText(200).pipe(z.string().min(1)).optional(),
     description: safeText(2000).optional(),
-    tags: z.array(safeText(64).pipe(z.string().min(1))).max(32).optional(),
+    tags: z
+      .array(safeText(64).pipe(z.string().min(1)))
+      .max(32)
+      .optional(),
   })
   .meta({ id: "PromptUpdate" });
 
@@ -94,7 +102,9 @@ export const renderRequestSchema = z
 export const abTestCreateSchema = z
   .strictObject({
     arms: z
-      .array(z.strictObject({ version: z.number().int().min(1), weight: z.number().min(0).max(1000) }))
+      .array(
+        z.strictObject({ version: z.number().int().min(1), weight: z.number().min(0).max(1000) }),
+      )
       .min(2)
       .max(10)
       .refine((a) => a.some((x) => x.weight > 0), "at least one arm needs a weight above 0")
@@ -170,7 +180,11 @@ export const versionResponseSchema = z
   .meta({ id: "PromptVersionResponse" });
 
 export const versionListSchema = z
-  .object({ object: z.literal("list"), data: z.array(versionResponseSchema), has_more: z.boolean() })
+  .object({
+    object: z.literal("list"),
+    data: z.array(versionResponseSchema),
+    has_more: z.boolean(),
+  })
   .meta({ id: "PromptVersionListResponse" });
 
 export const renderResponseSchema = z

@@ -29,7 +29,8 @@ export class PromptService {
 
   async version(customerId: string, slug: string, version: number): Promise<PromptVersion> {
     const v = await this.repo.version(customerId, slug, version);
-    if (!v) throw new GatewayError("resource_not_found", `prompt '${slug}' has no version ${version}`);
+    if (!v)
+      throw new GatewayError("resource_not_found", `prompt '${slug}' has no version ${version}`);
     return v;
   }
 
@@ -83,6 +84,18 @@ export class PromptService {
       model: v.model,
       use: { slug: ref.slug, version: v.version, arm, abTestId },
     };
+  }
+
+  /** A chat completion body with its `evident.prompt` reference (if any) rendered into messages. */
+  async expand(
+    caller: Caller,
+    body: Record<string, unknown>,
+  ): Promise<{ body: Record<string, unknown>; use: PromptUse | undefined }> {
+    const ref = (body.evident as { prompt?: PromptReference } | undefined)?.prompt;
+    if (!ref) return { body, use: undefined };
+    const user = typeof body.user === "string" ? body.user : undefined;
+    const rendered = await this.resolveForCall(caller, ref, user);
+    return { body: expandedBody(body, rendered), use: rendered.use };
   }
 }
 

@@ -15,7 +15,8 @@ export type VariableValue = string | number | boolean;
 /** The variable names used by the messages, in order of first use. */
 export function placeholdersOf(messages: readonly TemplateMessage[]): string[] {
   const seen = new Set<string>();
-  for (const m of messages) for (const match of m.content.matchAll(PLACEHOLDER)) seen.add(match[1] as string);
+  for (const m of messages)
+    for (const match of m.content.matchAll(PLACEHOLDER)) seen.add(match[1] as string);
   return [...seen];
 }
 
@@ -53,10 +54,10 @@ export function renderMessages(
   }
   const missing = declared.filter((n) => !Object.hasOwn(values, n));
   if (missing.length > 0) {
-    throw variableError(
-      `missing variable ${missing.map((n) => `'${n}'`).join(", ")}`,
-      [...loc, missing[0] as string],
-    );
+    throw variableError(`missing variable ${missing.map((n) => `'${n}'`).join(", ")}`, [
+      ...loc,
+      missing[0] as string,
+    ]);
   }
   return messages.map((m) => ({
     ...m,

@@ -189,7 +189,11 @@ export class PromptRepository {
     }
   }
 
-  async version(customerId: string, slug: string, version: number): Promise<PromptVersion | undefined> {
+  async version(
+    customerId: string,
+    slug: string,
+    version: number,
+  ): Promise<PromptVersion | undefined> {
     const [row] = await this.db.query<VersionRow>(
       `SELECT * FROM prompt_versions WHERE customer_id = $1 AND slug = $2 AND version = $3`,
       [customerId, slug, version],
@@ -197,7 +201,12 @@ export class PromptRepository {
     return row ? toVersion(row) : undefined;
   }
 
-  async versions(customerId: string, slug: string, limit: number, offset: number): Promise<PromptVersion[]> {
+  async versions(
+    customerId: string,
+    slug: string,
+    limit: number,
+    offset: number,
+  ): Promise<PromptVersion[]> {
     const rows = await this.db.query<VersionRow>(
       `SELECT * FROM prompt_versions WHERE customer_id = $1 AND slug = $2
         ORDER BY version DESC LIMIT $3 OFFSET $4`,
@@ -233,7 +242,11 @@ export class PromptRepository {
   }
 
   /** Publishes a draft; undefined when it is not a draft. */
-  async publish(customerId: string, slug: string, version: number): Promise<PromptVersion | undefined> {
+  async publish(
+    customerId: string,
+    slug: string,
+    version: number,
+  ): Promise<PromptVersion | undefined> {
     const [row] = await this.db.query<VersionRow>(
       `UPDATE prompt_versions SET status = 'published', published_at = now(), updated_at = now()
         WHERE customer_id = $1 AND slug = $2 AND version = $3 AND status = 'draft'
@@ -268,7 +281,8 @@ export class PromptRepository {
         ORDER BY seq DESC LIMIT $4`,
       [customerId, slug, abTestId, limit],
     );
-    const num = (v: string | null) => (v === null || !Number.isFinite(Number(v)) ? null : Number(v));
+    const num = (v: string | null) =>
+      v === null || !Number.isFinite(Number(v)) ? null : Number(v);
     return rows.map((r) => ({
       arm: r.arm ?? "(none)",
       status: num(r.status),
