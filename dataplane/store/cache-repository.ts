@@ -181,18 +181,19 @@ export class CacheRepository {
     const filter = `customer_id = $1 AND scope_hash = $2 AND embedding_model = $3 AND expires_at > $4
       AND array_length(embedding, 1) = ${d}`;
     const rows = this.vectorSearch
-      ? await this.db.transaction(async (tx) => {
-          await this.ensureIndex(d);
-          // pgvector 0.8: keep scanning the index until enough rows pass the filter.
-          await tx.query("SET LOCAL hnsw.iterative_scan = relaxed_order").catch(() => undefined);
-          return tx.query<Row>(
-            `SELECT key_hash, response, prompt_tokens, completion_tokens, cost_usd,
+      ? await this.ensureIndex(d).then(() =>
+          this.db.transaction(async (tx) => {
+            // pgvector 0.8: keep scanning the index until enough rows pass the filter.
+            await tx.query("SET LOCAL hnsw.iterative_scan = relaxed_order").catch(() => undefined);
+            return tx.query<Row>(
+              `SELECT key_hash, response, prompt_tokens, completion_tokens, cost_usd,
                     -((embedding::vector(${d})) <#> ($5::text)::vector(${d})) AS similarity
                FROM cache_entries WHERE ${filter}
               ORDER BY (embedding::vector(${d})) <#> ($5::text)::vector(${d}) LIMIT 1`,
-            [...params, JSON.stringify(vector)],
-          );
-        })
+              [...params, JSON.stringify(vector)],
+            );
+          }),
+        )
       : await this.db.query<Row>(
           `SELECT key_hash, response, prompt_tokens, completion_tokens, cost_usd,
                   (SELECT sum(a * b) FROM unnest(embedding, $5::real[]) AS t(a, b)) AS similarity
