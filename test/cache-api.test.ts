@@ -181,7 +181,8 @@ for (const backend of backends) {
           ((await call(gw.url, "DELETE", "/api/v1/cache/flush", key)).json.deleted as number) >= 1,
         );
         t.is(
-          ((await call(gw.url, "GET", "/api/v1/cache/entries", other)).json.data as []).length,
+          ((await call(gw.url, "GET", "/api/v1/cache/entries", other)).json.data as unknown[])
+            .length,
           1,
         );
 
