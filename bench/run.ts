@@ -19,6 +19,7 @@ const SECTIONS: Section[] = [
   guardrailScanSection,
   limitsOverheadSection,
   envoyAdaptersSection,
+  (await import("./sections/cache.js")).cacheSection,
 ];
 
 const options = benchOptionsFromProcess();
