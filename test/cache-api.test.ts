@@ -171,6 +171,9 @@ for (const backend of backends) {
         t.is((await invalidate({})).status, 422);
         t.is((await invalidate({ key_hash: "\ud800" })).status, 422);
         t.is((await invalidate("{not json")).status, 400);
+        t.is((await invalidate({ model: "a\u0000b" })).status, 422);
+        t.is((await call(gw.url, "GET", "/api/v1/cache/entries?model=%00", key)).status, 422);
+        t.is((await cfg({ embedding_model: "\ud800" })).status, 422);
         const otherEntries = await call(gw.url, "GET", "/api/v1/cache/entries", other);
         t.is(
           (otherEntries.json.data as unknown[]).length,

@@ -1,19 +1,21 @@
 import { z } from "zod";
 import type { Broadcast } from "../broadcast/broadcast.js";
 import type { Clock } from "../core/clock.js";
+import { safeText } from "../prompts/prompt-schemas.js";
 import type { CacheRepository } from "../store/cache-repository.js";
 import { RefreshingCache } from "../store/refreshing-cache.js";
 
 export const CACHE_CHANNEL = "evident.cache.config.changed";
 
-const modelName = z
-  .string()
-  .min(1)
-  .max(256)
-  .refine(
-    (s) => ![...s].some((ch) => (ch.codePointAt(0) ?? 0) < 0x20 || ch === "\u007f"),
-    "must not contain control characters",
-  );
+const modelName = safeText(256).pipe(
+  z
+    .string()
+    .min(1)
+    .refine(
+      (s) => ![...s].some((ch) => (ch.codePointAt(0) ?? 0) < 0x20 || ch === "\u007f"),
+      "must not contain control characters",
+    ),
+);
 
 /** A customer's cache settings; every field has a default (the cache is off until enabled). */
 export const cacheConfigSchema = z

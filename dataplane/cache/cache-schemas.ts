@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { safeText } from "../prompts/prompt-schemas.js";
+
+const modelFilter = safeText(256).pipe(z.string().min(1));
 
 export const cacheStatsQuery = z.strictObject({
   window_hours: z.coerce.number().int().min(1).max(720).default(24),
@@ -6,7 +9,7 @@ export const cacheStatsQuery = z.strictObject({
 
 export const invalidateSchema = z
   .strictObject({
-    model: z.string().min(1).max(256).optional(),
+    model: modelFilter.optional(),
     key_hash: z
       .string()
       .regex(/^[0-9a-f]{64}$/, "a key hash is 64 lower-case hex characters")
@@ -64,7 +67,7 @@ export const cacheEntryListSchema = z
 export const cacheEntriesQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
-  model: z.string().min(1).max(256).optional(),
+  model: modelFilter.optional(),
 });
 
 export const deletedSchema = z
