@@ -1,4 +1,4 @@
-import type { Database } from "./database.js";
+import type { Database, SqlParam } from "./database.js";
 
 export interface CacheEntry {
   customerId: string;
@@ -31,14 +31,17 @@ export interface NearestEntry {
   costUsd: number;
 }
 
-export interface CacheStatsRow {
-  model: string;
-  hits: number;
-  semanticHits: number;
-  misses: number;
-  tokensSaved: number;
-  costSavedUsd: number;
+interface NearestRow {
+  key_hash: string;
+  similarity: number | string;
+  response: Record<string, unknown>;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number;
 }
+
+/** Entries the exact scan compares with, newest first (see docs/cache.md). */
+export const EXACT_SCAN_LIMIT = 2_000;
 
 interface EntryRow {
   customer_id: string;
@@ -169,15 +172,7 @@ export class CacheRepository {
     now: Date,
   ): Promise<NearestEntry | undefined> {
     const d = dims(vector);
-    const params = [customerId, scopeHash, embeddingModel, now];
-    type Row = {
-      key_hash: string;
-      similarity: number | string;
-      response: Record<string, unknown>;
-      prompt_tokens: number;
-      completion_tokens: number;
-      cost_usd: number;
-    };
+    const params: SqlParam[] = [customerId, scopeHash, embeddingModel, now];
     const filter = `customer_id = $1 AND scope_hash = $2 AND embedding_model = $3 AND expires_at > $4
       AND array_length(embedding, 1) = ${d}`;
     const rows = this.vectorSearch
@@ -185,7 +180,7 @@ export class CacheRepository {
           this.db.transaction(async (tx) => {
             // pgvector 0.8: keep scanning the index until enough rows pass the filter.
             await tx.query("SET LOCAL hnsw.iterative_scan = relaxed_order").catch(() => undefined);
-            return tx.query<Row>(
+            return tx.query<NearestRow>(
               `SELECT key_hash, response, prompt_tokens, completion_tokens, cost_usd,
                     -((embedding::vector(${d})) <#> ($5::text)::vector(${d})) AS similarity
                FROM cache_entries WHERE ${filter}
@@ -194,13 +189,7 @@ export class CacheRepository {
             );
           }),
         )
-      : await this.db.query<Row>(
-          `SELECT key_hash, response, prompt_tokens, completion_tokens, cost_usd,
-                  (SELECT sum(a * b) FROM unnest(embedding, $5::real[]) AS t(a, b)) AS similarity
-             FROM cache_entries WHERE ${filter}
-            ORDER BY similarity DESC LIMIT 1`,
-          [...params, vector],
-        );
+      : await this.scan(filter, params, vector);
     const [row] = rows;
     if (!row) return undefined;
     return {
@@ -211,6 +200,31 @@ export class CacheRepository {
       completionTokens: Number(row.completion_tokens),
       costUsd: Number(row.cost_usd),
     };
+  }
+
+  /**
+   * The exact scan: a dot product with each of the newest EXACT_SCAN_LIMIT live entries of the
+   * scope (bounded, so a miss never scans an unbounded table), then the best entry by key.
+   */
+  private async scan(
+    filter: string,
+    params: SqlParam[],
+    vector: readonly number[],
+  ): Promise<NearestRow[]> {
+    const [best] = await this.db.query<{ key_hash: string; similarity: number | string }>(
+      `SELECT key_hash, (SELECT sum(a * b) FROM unnest(embedding, $5::real[]) AS t(a, b)) AS similarity
+         FROM (SELECT key_hash, embedding FROM cache_entries WHERE ${filter}
+                ORDER BY created_at DESC LIMIT ${EXACT_SCAN_LIMIT}) newest
+        ORDER BY similarity DESC LIMIT 1`,
+      [...params, vector],
+    );
+    if (!best) return [];
+    const rows = await this.db.query<NearestRow>(
+      `SELECT key_hash, response, prompt_tokens, completion_tokens, cost_usd, $3::float8 AS similarity
+         FROM cache_entries WHERE customer_id = $1 AND key_hash = $2`,
+      [params[0] as string, best.key_hash, Number(best.similarity)],
+    );
+    return rows;
   }
 
   private async ensureIndex(d: number): Promise<void> {
@@ -300,38 +314,5 @@ export class CacheRepository {
       [now, limit],
     );
     return rows.length;
-  }
-
-  /** Hits and misses per model since `from`, from the audit log's cache details. */
-  async stats(customerId: string, from: Date): Promise<CacheStatsRow[]> {
-    const rows = await this.db.query<{
-      model: string | null;
-      hits: string | number;
-      semantic_hits: string | number;
-      misses: string | number;
-      tokens_saved: string | number | null;
-      cost_saved: string | number | null;
-    }>(
-      `SELECT COALESCE(model, fields->>'subject') AS model,
-              count(*) FILTER (WHERE fields->'details'->'cache'->>'result' = 'hit') AS hits,
-              count(*) FILTER (WHERE fields->'details'->'cache'->>'result' = 'hit'
-                                 AND fields->'details'->'cache'->>'kind' = 'semantic') AS semantic_hits,
-              count(*) FILTER (WHERE fields->'details'->'cache'->>'result' = 'miss') AS misses,
-              sum((fields->'details'->'cache'->>'saved_tokens')::numeric) AS tokens_saved,
-              sum((fields->'details'->'cache'->>'saved_cost_usd')::numeric) AS cost_saved
-         FROM audit_records
-        WHERE customer_id = $1 AND kind = 'inference' AND occurred_at >= $2
-          AND fields->'details'->'cache' IS NOT NULL
-        GROUP BY 1 ORDER BY 1`,
-      [customerId, from],
-    );
-    return rows.map((r) => ({
-      model: r.model ?? "(unknown)",
-      hits: Number(r.hits),
-      semanticHits: Number(r.semantic_hits),
-      misses: Number(r.misses),
-      tokensSaved: Number(r.tokens_saved ?? 0),
-      costSavedUsd: Math.round(Number(r.cost_saved ?? 0) * 1e8) / 1e8,
-    }));
   }
 }

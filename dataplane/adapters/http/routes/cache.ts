@@ -15,7 +15,8 @@ import {
 import { GatewayError } from "../../../core/errors.js";
 import type { Caller } from "../../../core/identity.js";
 import { resolveCallRoute } from "../../../routing/routes/resolve-call-route.js";
-import type { CacheStatsRow, StoredEntry } from "../../../store/cache-repository.js";
+import type { StoredEntry } from "../../../store/cache-repository.js";
+import { cacheStats, type CacheStatsRow } from "../../../store/cache-stats-query.js";
 import { errorSchema, listBody } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
 
@@ -103,7 +104,7 @@ export function cacheRoutes(ctx: AppContext): AnyRouteSpec[] {
       handler: async ({ query, caller }) => {
         const to = new Date(ctx.clock.now());
         const from = new Date(to.getTime() - query.window_hours * 3_600_000);
-        const rows = await repo.stats(who(caller).customer.id, from);
+        const rows = await cacheStats(ctx.db, who(caller).customer.id, from);
         return {
           status: 200,
           body: {
