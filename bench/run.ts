@@ -13,6 +13,7 @@ import { envoyAdaptersSection } from "./sections/envoy-adapters.js";
 import { guardrailScanSection } from "./sections/guardrail-scan.js";
 import { limitsOverheadSection } from "./sections/limits-overhead.js";
 import type { Section, SectionReport } from "./sections/section.js";
+import { batchesSection } from "./sections/batches.js";
 
 const SECTIONS: Section[] = [
   inferencePathSection,
@@ -20,6 +21,7 @@ const SECTIONS: Section[] = [
   limitsOverheadSection,
   envoyAdaptersSection,
   (await import("./sections/cache.js")).cacheSection,
+  batchesSection,
 ];
 
 const options = benchOptionsFromProcess();

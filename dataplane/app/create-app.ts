@@ -67,6 +67,11 @@ import { CacheConfigService } from "../cache/cache-config.js";
 import { cacheStage, startExpirySweep } from "../cache/cache-stage.js";
 import { policyVersionOf } from "../cache/cache-key.js";
 import { gatewayEmbedder } from "../cache/embedder.js";
+import { batchRoutes } from "../adapters/http/routes/batches.js";
+import { fileRoutes } from "../adapters/http/routes/files.js";
+import { BatchRepository } from "../store/batch-repository.js";
+import { FileRepository } from "../store/file-repository.js";
+import { buildBatchRunner } from "./batch-wiring.js";
 
 const BOOTSTRAP_LOCK_ID = 7_314_620_002;
 
@@ -214,6 +219,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       guardrails: guardrailRepo,
       exports: exportRepo,
       routes: routeRepo,
+      files: new FileRepository(db),
+      batches: new BatchRepository(db),
     },
     exportJobs,
     guardConfig,
@@ -250,6 +257,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       backends: health.snapshot(targets),
     };
   };
+  const batchRunner = buildBatchRunner(ctx);
   const routes: AnyRouteSpec[] = [
     ...systemRoutes(ctx, inventory),
     ...accountRoutes(ctx),
@@ -264,6 +272,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...limits.routes(ctx),
     ...promptRoutes(ctx),
     ...cacheRoutes(ctx),
+    ...fileRoutes(ctx),
+    ...batchRoutes(ctx, batchRunner),
   ];
   const openApiRoute = route({
     method: "GET",
@@ -277,6 +287,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const document = buildOpenApi(routes);
   const http = buildHttpServer(ctx, routes, limits.checkManagement);
   usage.start();
+  batchRunner.start();
 
   return {
     ctx,
@@ -284,6 +295,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     generatedAdminKey: generated,
     async close() {
       await http.close();
+      await batchRunner.stop();
       await usage.stop();
       await routing.stop();
       await upstream.close();

@@ -84,9 +84,13 @@ export function recordForCall(
   };
 }
 
-/** Prompt and cache facts of a call, in the record's `details` (null when there are none). */
+/** Batch, prompt and cache facts of a call, in the record's `details` (null when none). */
 function callDetails(call: InferenceCall): Record<string, unknown> | null {
   const details: Record<string, unknown> = {};
+  if (call.batch) {
+    details.batch_id = call.batch.batchId;
+    details.custom_id = call.batch.customId;
+  }
   if (call.prompt) {
     details.prompt = {
       slug: call.prompt.slug,

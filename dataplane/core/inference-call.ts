@@ -93,11 +93,28 @@ export interface InferenceCall {
   cacheable?: boolean;
   cache?: CacheOutcome;
   prompt?: PromptUse;
+  /** Set when the call is one line of a batch job (lower priority; the audit record names it). */
+  batch?: BatchLineRef;
 }
 
 /** A call that answered the caller: completed upstream or served from the cache. */
 export function succeeded(call: Pick<InferenceCall, "outcome">): boolean {
   return call.outcome === "completed" || call.outcome === "served_from_cache";
+}
+
+/** The batch job and line a call runs for. */
+export interface BatchLineRef {
+  batchId: string;
+  customId: string;
+}
+
+/**
+ * Refusals a batch line waits out instead of failing (limits, budget, a store briefly away): the
+ * line is given back and tried again later, so such an attempt is not the line's audit record.
+ */
+export function pausesBatchLine(error: GatewayError | undefined): boolean {
+  if (!error) return false;
+  return error.status === 429 || error.status === 503 || error.code === "budget_exceeded";
 }
 
 export function newInferenceCall(init: {

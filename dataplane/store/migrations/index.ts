@@ -6,6 +6,7 @@ import { sql as guardrails } from "./0005-guardrails.js";
 import { sql as routes } from "./0006-routes.js";
 import { sql as prompts } from "./0011-prompts.js";
 import { sql as responseCache } from "./0012-response-cache.js";
+import { sql as filesAndBatches } from "./0013-files-and-batches.js";
 
 export interface Migration {
   id: number;
@@ -23,4 +24,5 @@ export const migrations: readonly Migration[] = [
   { id: 6, name: "routes", sql: routes },
   { id: 11, name: "prompts", sql: prompts },
   { id: 12, name: "response-cache", sql: responseCache },
+  { id: 13, name: "files-and-batches", sql: filesAndBatches },
 ];
