@@ -189,6 +189,26 @@ for (const backend of backends) {
           1,
         );
 
+        // A streamed miss is stored too (its text), and serves a later JSON call.
+        up.script.next({ chunks: ["streamed ", "answer"] });
+        const streamedMiss = await streamText(gw.url, key, {
+          model,
+          stream: true,
+          messages: [{ role: "user", content: "stream question" }],
+        });
+        t.is(streamedMiss.res.headers.get("x-evident-cache"), "miss");
+        t.is(streamedMiss.text, "streamed answer");
+        t.true(
+          await eventually(async () => {
+            const e = await call(gw.url, "GET", "/api/v1/cache/entries?limit=100", key);
+            return (e.json.data as unknown[]).length === 1;
+          }),
+        );
+        const fromStream = await chat("stream question");
+        t.is(fromStream.headers.get("x-evident-cache"), "hit");
+        t.is(content(fromStream), "streamed answer");
+        await call(gw.url, "DELETE", "/api/v1/cache/flush", key);
+
         // TTL: past it, a miss.
         await chat("ttl question");
         t.true(
@@ -205,12 +225,12 @@ for (const backend of backends) {
         t.true(
           await eventually(async () => {
             const s = await call(gw.url, "GET", "/api/v1/cache/stats?window_hours=1", key);
-            return (s.json.totals as { hits: number }).hits === 3;
+            return (s.json.totals as { hits: number }).hits === 4;
           }),
         );
         const stats = (await call(gw.url, "GET", "/api/v1/cache/stats", key)).json;
         const totals = stats.totals as Record<string, number>;
-        t.is(totals.hits, 3);
+        t.is(totals.hits, 4);
         t.true((totals.misses ?? 0) >= 4);
         t.true((totals.tokens_saved ?? 0) > 0);
         t.is((stats.by_model as { model: string }[])[0]?.model, model);
