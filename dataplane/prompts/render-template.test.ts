@@ -33,6 +33,13 @@ test("a missing or undeclared variable is a 422 that names it", (t) => {
   t.regex(undeclared?.message ?? "", /undeclared variable 'question'/);
 });
 
+test("a rendering that would grow past the limit is a 422, not a huge string", (t) => {
+  const many = [{ role: "user", content: "{{x}}".repeat(20_000) }];
+  const err = t.throws(() => renderMessages(many, ["x"], { x: "y".repeat(100) }));
+  t.is((err as GatewayError).status, 422);
+  t.regex(err?.message ?? "", /would exceed/);
+});
+
 test("arms are picked by weight; a sticky point is stable per caller", (t) => {
   const arms = [
     { version: 1, weight: 1 },

@@ -8,6 +8,9 @@ import type { TemplateMessage } from "./prompt-types.js";
  */
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]{0,63})\s*\}\}/g;
 
+/** Largest rendered prompt (all messages), in characters. */
+export const MAX_RENDERED_CHARS = 1_000_000;
+
 export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 export type VariableValue = string | number | boolean;
@@ -58,6 +61,20 @@ export function renderMessages(
       ...loc,
       missing[0] as string,
     ]);
+  }
+  // A short template with many placeholders and long values must not blow up memory.
+  let size = 0;
+  for (const m of messages) {
+    size += m.content.length;
+    for (const match of m.content.matchAll(PLACEHOLDER)) {
+      size += String(values[match[1] as string]).length;
+      if (size > MAX_RENDERED_CHARS) {
+        throw variableError(
+          `the rendered prompt would exceed ${MAX_RENDERED_CHARS} characters`,
+          loc,
+        );
+      }
+    }
   }
   return messages.map((m) => ({
     ...m,
