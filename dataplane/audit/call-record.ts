@@ -84,13 +84,17 @@ export function recordForCall(
   };
 }
 
-/** Batch, prompt and cache facts of a call, in the record's `details` (null when none). */
+/**
+ * What a record says beyond the common fields: the batch line, the realtime session, the prompt
+ * template and the response cache (null when none applies).
+ */
 function callDetails(call: InferenceCall): Record<string, unknown> | null {
   const details: Record<string, unknown> = {};
   if (call.batch) {
     details.batch_id = call.batch.batchId;
     details.custom_id = call.batch.customId;
   }
+  if (call.realtime) details.realtime = realtimeDetails(call.realtime);
   if (call.prompt) {
     details.prompt = {
       slug: call.prompt.slug,
@@ -111,4 +115,21 @@ function callDetails(call: InferenceCall): Record<string, unknown> | null {
     };
   }
   return Object.keys(details).length > 0 ? details : null;
+}
+
+/** The realtime session part of a record's details. */
+function realtimeDetails(rt: NonNullable<InferenceCall["realtime"]>): Record<string, unknown> {
+  return {
+    session_id: rt.sessionId,
+    kind: rt.kind,
+    ...(rt.responseId === undefined ? {} : { response_id: rt.responseId }),
+    ...(rt.closed === undefined
+      ? {}
+      : {
+          closed_by: rt.closed.by,
+          close_code: rt.closed.code,
+          reason: rt.closed.reason,
+          tokens: rt.closed.totals,
+        }),
+  };
 }

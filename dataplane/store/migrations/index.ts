@@ -7,6 +7,7 @@ import { sql as routes } from "./0006-routes.js";
 import { sql as prompts } from "./0011-prompts.js";
 import { sql as responseCache } from "./0012-response-cache.js";
 import { sql as filesAndBatches } from "./0013-files-and-batches.js";
+import { sql as realtimeModality } from "./0016-realtime-modality.js";
 
 export interface Migration {
   id: number;
@@ -25,4 +26,5 @@ export const migrations: readonly Migration[] = [
   { id: 11, name: "prompts", sql: prompts },
   { id: 12, name: "response-cache", sql: responseCache },
   { id: 13, name: "files-and-batches", sql: filesAndBatches },
+  { id: 16, name: "realtime-modality", sql: realtimeModality },
 ];
