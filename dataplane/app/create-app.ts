@@ -60,6 +60,15 @@ import type { AppContext, ReadinessCheck } from "./context.js";
 import { openStores, type Stores } from "./open-stores.js";
 import { buildAnalytics } from "./analytics-wiring.js";
 import { createTracing, traced } from "../observability/tracing.js";
+import { promptRoutes } from "../adapters/http/routes/prompts.js";
+import { cacheRoutes } from "../adapters/http/routes/cache.js";
+import { PromptService } from "../prompts/prompt-service.js";
+import { PromptRepository } from "../store/prompt-repository.js";
+import { CacheRepository } from "../store/cache-repository.js";
+import { CacheConfigService } from "../cache/cache-config.js";
+import { cacheStage, startExpirySweep } from "../cache/cache-stage.js";
+import { policyVersionOf } from "../cache/cache-key.js";
+import { gatewayEmbedder } from "../cache/embedder.js";
 import { batchRoutes } from "../adapters/http/routes/batches.js";
 import { fileRoutes } from "../adapters/http/routes/files.js";
 import { BatchRepository } from "../store/batch-repository.js";
@@ -194,10 +203,31 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     health,
     metrics: metrics.calls,
   });
+  const cacheRepo = new CacheRepository(db);
+  const semanticSearch = await cacheRepo.prepareVectors();
+  logger.info({ semantic_search: semanticSearch }, "response cache ready");
+  const cacheConfigs = new CacheConfigService(cacheRepo, broadcast, clock);
+  const stopCacheConfigs = await cacheConfigs.start();
+  const stopCacheSweep = startExpirySweep(cacheRepo, clock, logger, 60_000);
   const pipeline = new Pipeline({
     limit: traced(tracing, limits.stage, "evident.limits"),
     guardRequest: traced(tracing, guards.request, "evident.guardrails.request"),
     route: traced(tracing, analytics.routeStage(routeStage(routing, health)), "evident.routing"),
+    cache: traced(
+      tracing,
+      cacheStage({
+        repo: cacheRepo,
+        configs: cacheConfigs,
+        policyVersion: async (call) => {
+          const c = await guardConfig.forCall(call.caller.customer.id, call.caller.key.id);
+          return policyVersionOf(c.policy, c.rules);
+        },
+        embed: gatewayEmbedder({ routing, health, upstream, retries: config.UPSTREAM_RETRIES }),
+        clock,
+        logger,
+      }),
+      "evident.cache",
+    ),
     guardResponse: traced(tracing, guards.response, "evident.guardrails.response"),
     meter: traced(tracing, analytics.meterStage(limits.meter), "evident.meter"),
     audit: traced(tracing, analytics.auditStage(audit.stage()), "evident.audit", true),
@@ -243,6 +273,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ["routing", () => routing.loaded],
     ]),
     startedAt: clock.now(),
+    prompts: new PromptService(new PromptRepository(db)),
+    responseCache: { repo: cacheRepo, configs: cacheConfigs },
   };
 
   const inventory = async () => {
@@ -269,6 +301,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...routeRoutes(ctx),
     ...limits.routes(ctx),
     ...analytics.routes(),
+    ...promptRoutes(ctx),
+    ...cacheRoutes(ctx),
     ...fileRoutes(ctx),
     ...batchRoutes(ctx, batchRunner),
     ...realtimeRoutes(),
@@ -306,6 +340,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await limits.close();
       await analytics.close();
       await tracing?.shutdown().catch(() => undefined);
+      stopCacheSweep();
+      await stopCacheConfigs().catch(() => undefined);
       await stopGuardConfig().catch(() => undefined);
       await unsubscribe().catch(() => undefined);
       if (!options.stores) {

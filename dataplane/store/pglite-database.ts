@@ -26,10 +26,15 @@ function toError(error: SerializedDbError): Error {
  * the event loop that serves requests; this side only posts messages. One connection: PGlite
  * serialises calls, and a query outside a transaction waits for an open transaction to end.
  * Like the in-process PGlite before it, an open database keeps the process alive until closed.
+ * The pgvector extension is loadable (the response cache creates it when it first needs it);
+ * `vector: false` leaves it out.
  */
-export async function openPglite(dataDir: string | undefined): Promise<Database> {
+export async function openPglite(
+  dataDir: string | undefined,
+  options: { vector?: boolean } = {},
+): Promise<Database> {
   const worker = new Worker(workerUrl(), {
-    workerData: { dataDir } satisfies PgliteWorkerData,
+    workerData: { dataDir, vector: options.vector !== false } satisfies PgliteWorkerData,
   });
   const pending = new Map<
     number,

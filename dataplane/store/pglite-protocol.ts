@@ -21,6 +21,8 @@ export type PgliteReply =
 
 export interface PgliteWorkerData {
   dataDir: string | undefined;
+  /** Load the pgvector extension (loadable with CREATE EXTENSION vector). */
+  vector: boolean;
 }
 
 /** Field names of a Postgres error that callers may read (pg's DatabaseError has the same). */

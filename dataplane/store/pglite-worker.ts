@@ -1,6 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite, types, type Transaction } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
 import {
   ERROR_FIELDS,
   type PgliteReply,
@@ -16,7 +17,7 @@ import {
  */
 const port = parentPort;
 if (!port) throw new Error("pglite-worker must run as a worker thread");
-const { dataDir } = workerData as PgliteWorkerData;
+const { dataDir, vector: withVector } = workerData as PgliteWorkerData;
 
 const parsers = {
   [types.INT8]: (v: string) => Number(v),
@@ -26,6 +27,7 @@ const parsers = {
 if (dataDir !== undefined) await mkdir(dataDir, { recursive: true });
 const db = await PGlite.create(dataDir === undefined ? undefined : `file://${dataDir}`, {
   parsers,
+  extensions: withVector ? { vector } : {},
 });
 
 interface OpenTransaction {
