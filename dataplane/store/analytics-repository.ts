@@ -154,13 +154,27 @@ export class AnalyticsRepository {
   /** Per model: counters summed over [from, to) and every row's sketch, to be merged. */
   async byModel(table: RollupTable, scope: RollupScope, from: Date, to: Date) {
     const params: SqlParam[] = [from, to];
-    return this.db.query<RollupCounters & { model: string; sketches: Uint8Array[] | null }>(
-      `SELECT model, ${COUNTER_SUMS},
-              array_agg(latency_sketch) FILTER (WHERE latency_sketch IS NOT NULL) AS "sketches"
-         FROM ${table} WHERE ${where(scope, params)}
-        GROUP BY model ORDER BY model`,
-      params,
-    );
+    const condition = where(scope, params);
+    // Sketches come one per row: a bytea column decodes far faster than a bytea[] aggregate.
+    const [totals, sketches] = await Promise.all([
+      this.db.query<RollupCounters & { model: string }>(
+        `SELECT model, ${COUNTER_SUMS} FROM ${table} WHERE ${condition}
+          GROUP BY model ORDER BY model`,
+        params,
+      ),
+      this.db.query<{ model: string; latency_sketch: Uint8Array }>(
+        `SELECT model, latency_sketch FROM ${table}
+          WHERE ${condition} AND latency_sketch IS NOT NULL`,
+        params,
+      ),
+    ]);
+    const byModel = new Map<string, Uint8Array[]>();
+    for (const s of sketches) {
+      const list = byModel.get(s.model) ?? [];
+      list.push(s.latency_sketch);
+      byModel.set(s.model, list);
+    }
+    return totals.map((t) => ({ ...t, sketches: byModel.get(t.model) ?? [] }));
   }
 
   /** Counters summed per bucket of `bucketSeconds` (aligned to the epoch) over [from, to). */
