@@ -86,6 +86,11 @@ export function hiddenTagText(
   return text.length >= 4 ? { text, start, end } : undefined;
 }
 
+/** The first view's `modelText` of `input`, without building the other views. */
+export function scanModelText(input: string): string {
+  return foldLeetspeak(foldText(input, MAX_SCAN_CHARS).text);
+}
+
 export function buildScanViews(input: string): ScanView[] {
   const folded = foldText(input, MAX_SCAN_CHARS);
   const leet = foldLeetspeak(folded.text);

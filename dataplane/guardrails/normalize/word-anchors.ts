@@ -19,7 +19,10 @@ function isWordCode(c: number): boolean {
  * characters, so one walk per word finds all anchors the word starts with).
  */
 interface TrieNode {
-  next: Map<number, TrieNode>;
+  /** Children by char code below 256 (the folded text is mostly ASCII). */
+  low: (TrieNode | undefined)[];
+  /** Children by any other char code. */
+  high: Map<number, TrieNode> | undefined;
   /** Ids of prefix anchors that end at this node. */
   ids: number[];
   /** Ids of whole-word anchors ("i", "no") that end at this node: only a word ending here counts. */
@@ -29,42 +32,73 @@ interface TrieNode {
 /** Marks a whole-word anchor: short words like "i" or "do" as prefixes would match half the text. */
 const WHOLE_WORD = "$";
 
-const TRIE: TrieNode = { next: new Map(), ids: [], wordIds: [] };
+function trieNode(): TrieNode {
+  return { low: [], high: undefined, ids: [], wordIds: [] };
+}
+
+function child(node: TrieNode, c: number): TrieNode | undefined {
+  return c < 256 ? node.low[c] : node.high?.get(c);
+}
+
+const TRIE: TrieNode = trieNode();
 const ANCHOR_IDS = new Map<string, number>();
+
+/**
+ * For each anchor id, the anchored patterns that start with it and the anchor's rank among that
+ * pattern's anchors: one walk over a text's words finds the candidate starts of every pattern.
+ */
+const PATTERNS_BY_ANCHOR: { pattern: number; rank: number }[][] = [];
+let patternCount = 0;
 
 function anchorId(anchor: string): number {
   let id = ANCHOR_IDS.get(anchor);
   if (id !== undefined) return id;
   id = ANCHOR_IDS.size;
   ANCHOR_IDS.set(anchor, id);
+  PATTERNS_BY_ANCHOR.push([]);
   const whole = anchor.endsWith(WHOLE_WORD);
   const letters = whole ? anchor.slice(0, -1) : anchor;
   let node = TRIE;
   for (let k = 0; k < letters.length; k++) {
     const c = letters.charCodeAt(k);
-    let child = node.next.get(c);
-    if (child === undefined) {
-      child = { next: new Map(), ids: [], wordIds: [] };
-      node.next.set(c, child);
+    let next = child(node, c);
+    if (next === undefined) {
+      next = trieNode();
+      if (c < 256) node.low[c] = next;
+      else (node.high ??= new Map()).set(c, next);
     }
-    node = child;
+    node = next;
   }
   (whole ? node.wordIds : node.ids).push(id);
   return id;
 }
 
-/** For each anchor id, the start offsets (ascending) of the words of a text that begin with it. */
-export type WordIndex = (number[] | undefined)[];
+/** Start offsets of a candidate are kept as rank * RANK_STRIDE + offset, so one sort orders them. */
+const RANK_STRIDE = 2 ** 26;
+
+/**
+ * For each anchored pattern (by its number), the offsets of the words of a text that begin with
+ * one of its anchors, encoded with the anchor's rank (see RANK_STRIDE); built in one pass.
+ */
+export interface WordIndex {
+  starts: (number[] | undefined)[];
+}
 
 const indexCache = new WeakMap<object, WordIndex>();
+
+function addStarts(index: WordIndex, ids: number[], start: number): void {
+  for (const id of ids)
+    for (const { pattern, rank } of PATTERNS_BY_ANCHOR[id]!)
+      (index.starts[pattern] ??= []).push(rank * RANK_STRIDE + start);
+}
 
 /** Index the words of `text`; pass `owner` (e.g. the scan view) to share it between detectors. */
 export function wordIndex(text: string, owner?: object): WordIndex {
   const cached = owner === undefined ? undefined : indexCache.get(owner);
   if (cached !== undefined) return cached;
-  const index: WordIndex = new Array<number[] | undefined>(ANCHOR_IDS.size);
+  const index: WordIndex = { starts: [] };
   let i = 0;
-  const n = text.length;
+  const n = Math.min(text.length, RANK_STRIDE - 1);
   while (i < n) {
     if (!isWordCode(text.charCodeAt(i))) {
       i++;
@@ -75,12 +109,11 @@ export function wordIndex(text: string, owner?: object): WordIndex {
     for (let k = 0; k < ANCHOR_LENGTH && node !== undefined && start + k < n; k++) {
       const c = text.charCodeAt(start + k);
       if (!isWordCode(c)) break;
-      node = node.next.get(c);
+      node = child(node, c);
       if (node !== undefined) {
-        for (const id of node.ids) (index[id] ??= []).push(start);
-        if (node.wordIds.length > 0 && !isWordCode(text.charCodeAt(start + k + 1))) {
-          for (const id of node.wordIds) (index[id] ??= []).push(start);
-        }
+        if (node.ids.length > 0) addStarts(index, node.ids, start);
+        if (node.wordIds.length > 0 && !isWordCode(text.charCodeAt(start + k + 1)))
+          addStarts(index, node.wordIds, start);
       }
     }
     while (i < n && isWordCode(text.charCodeAt(i))) i++;
@@ -95,57 +128,68 @@ export interface AnchoredRegex {
   /** Ids of its anchors; undefined when the pattern has none (then it is scanned for). */
   anchors: number[] | undefined;
   sticky: RegExp | undefined;
+  /** Its number in the word index (anchored patterns only). */
+  pattern: number;
 }
 
 /** Compile a pattern for anchored matching. Call at module load, before scanning. */
 export function anchored(regex: RegExp): AnchoredRegex {
   const words = anchorsOf(regex.source);
+  const pattern = words === undefined ? -1 : patternCount++;
+  const anchors = words?.map(anchorId);
+  anchors?.forEach((id, rank) => PATTERNS_BY_ANCHOR[id]!.push({ pattern, rank }));
   return {
     regex,
-    anchors: words?.map(anchorId),
+    anchors,
     sticky: words === undefined ? undefined : new RegExp(regex.source, "uy"),
+    pattern,
   };
 }
+
+const NO_MATCHES: readonly RegExpExecArray[] = Object.freeze([]);
 
 /**
  * Matches of the pattern in `text`, at most `max`: tried only at anchor positions when the pattern
  * has anchors (in anchor order, possibly overlapping or repeated), else scanned for everywhere.
  * Matches that start inside a word are skipped.
  */
-export function* anchoredMatches(
+export function anchoredMatches(
   p: AnchoredRegex,
   text: string,
   index: WordIndex,
   max: number,
-): Generator<RegExpExecArray> {
-  let found = 0;
-  if (p.sticky === undefined || p.anchors === undefined) {
-    p.regex.lastIndex = 0;
-    for (const m of text.matchAll(p.regex)) {
-      if (
-        m.index > 0 &&
-        isWordCode(text.charCodeAt(m.index)) &&
-        isWordCode(text.charCodeAt(m.index - 1))
-      )
-        continue;
-      yield m;
-      if (++found >= max) return;
-    }
-    return;
-  }
+): readonly RegExpExecArray[] {
+  if (p.sticky === undefined) return scannedMatches(p.regex, text, max);
+  const starts = index.starts[p.pattern];
+  if (starts === undefined) return NO_MATCHES;
   // Each anchor's word starts in turn; a word start that matches several anchors is tried once
   // per anchor, and callers de-duplicate by span.
-  for (const id of p.anchors) {
-    const starts = index[id];
-    if (starts === undefined) continue;
-    for (const pos of starts) {
-      p.sticky.lastIndex = pos;
-      const m = p.sticky.exec(text);
-      if (m === null) continue;
-      yield m;
-      if (++found >= max) return;
-    }
+  if (starts.length > 1) starts.sort((a, b) => a - b);
+  const found: RegExpExecArray[] = [];
+  for (const encoded of starts) {
+    p.sticky.lastIndex = encoded % RANK_STRIDE;
+    const m = p.sticky.exec(text);
+    if (m === null) continue;
+    found.push(m);
+    if (found.length >= max) break;
   }
+  return found;
+}
+
+function scannedMatches(regex: RegExp, text: string, max: number): RegExpExecArray[] {
+  const found: RegExpExecArray[] = [];
+  regex.lastIndex = 0;
+  for (const m of text.matchAll(regex)) {
+    if (
+      m.index > 0 &&
+      isWordCode(text.charCodeAt(m.index)) &&
+      isWordCode(text.charCodeAt(m.index - 1))
+    )
+      continue;
+    found.push(m);
+    if (found.length >= max) break;
+  }
+  return found;
 }
 
 /** Splits "a|b|(c|d)" at top-level bars. */
