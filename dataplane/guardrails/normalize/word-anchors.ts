@@ -50,6 +50,23 @@ const ANCHOR_IDS = new Map<string, number>();
 const PATTERNS_BY_ANCHOR: { pattern: number; rank: number }[][] = [];
 let patternCount = 0;
 
+/**
+ * Patterns without anchors are scanned for everywhere; one regex of all of them (their union)
+ * tells in one scan whether any can match a text at all (most texts: none).
+ */
+const UNANCHORED: RegExp[] = [];
+let unanchoredUnion: RegExp | undefined;
+
+function unionOfUnanchored(): RegExp | undefined {
+  if (unanchoredUnion !== undefined || UNANCHORED.length === 0) return unanchoredUnion;
+  const sources = UNANCHORED.map((r) => r.source);
+  const flags = new Set(UNANCHORED.map((r) => r.flags.replace(/[gy]/g, "")));
+  // Back-references would point at other alternatives' groups; then no shortcut.
+  if (flags.size !== 1 || sources.some((s) => /\\[1-9k]/.test(s))) return undefined;
+  unanchoredUnion = new RegExp(sources.map((s) => `(?:${s})`).join("|"), [...flags][0]);
+  return unanchoredUnion;
+}
+
 function anchorId(anchor: string): number {
   let id = ANCHOR_IDS.get(anchor);
   if (id !== undefined) return id;
@@ -82,6 +99,8 @@ const RANK_STRIDE = 2 ** 26;
  */
 export interface WordIndex {
   starts: (number[] | undefined)[];
+  /** False when no pattern without anchors can match the text. */
+  scanUnanchored: boolean;
 }
 
 const indexCache = new WeakMap<object, WordIndex>();
@@ -96,7 +115,8 @@ function addStarts(index: WordIndex, ids: number[], start: number): void {
 export function wordIndex(text: string, owner?: object): WordIndex {
   const cached = owner === undefined ? undefined : indexCache.get(owner);
   if (cached !== undefined) return cached;
-  const index: WordIndex = { starts: [] };
+  const union = unionOfUnanchored();
+  const index: WordIndex = { starts: [], scanUnanchored: union === undefined || union.test(text) };
   let i = 0;
   const n = Math.min(text.length, RANK_STRIDE - 1);
   while (i < n) {
@@ -136,6 +156,10 @@ export interface AnchoredRegex {
 export function anchored(regex: RegExp): AnchoredRegex {
   const words = anchorsOf(regex.source);
   const pattern = words === undefined ? -1 : patternCount++;
+  if (words === undefined) {
+    UNANCHORED.push(regex);
+    unanchoredUnion = undefined;
+  }
   const anchors = words?.map(anchorId);
   anchors?.forEach((id, rank) => PATTERNS_BY_ANCHOR[id]!.push({ pattern, rank }));
   return {
@@ -159,7 +183,8 @@ export function anchoredMatches(
   index: WordIndex,
   max: number,
 ): readonly RegExpExecArray[] {
-  if (p.sticky === undefined) return scannedMatches(p.regex, text, max);
+  if (p.sticky === undefined)
+    return index.scanUnanchored ? scannedMatches(p.regex, text, max) : NO_MATCHES;
   const starts = index.starts[p.pattern];
   if (starts === undefined) return NO_MATCHES;
   // Each anchor's word starts in turn; a word start that matches several anchors is tried once

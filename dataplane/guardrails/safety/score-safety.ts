@@ -3,7 +3,12 @@
  * by the shape of the request (asking how to do it, doing it unseen, or discussing/preventing
  * it), combined by noisy-OR with the small hashed n-gram classifier. Pure and linear in the input.
  */
-import { buildScanViews, scanModelText, type ScanView } from "../normalize/scan-views.js";
+import {
+  buildScanViews,
+  scanModelText,
+  wordCount,
+  type ScanView,
+} from "../normalize/scan-views.js";
 import { detectPii } from "../pii/detect.js";
 import type { PiiEntity } from "../pii/entities.js";
 import { predictCounts, type LinearModel } from "../models/linear-model.js";
@@ -192,7 +197,7 @@ function classifierCounts(
 }
 
 function evidenceOf(views: ScanView[]): number {
-  const words = (views[0]?.text.match(/[\p{L}\p{N}]+/gu) ?? []).length;
+  const words = wordCount(views[0]);
   return Math.min(1, words / SAFETY_FULL_EVIDENCE_WORDS);
 }
 
