@@ -1,5 +1,6 @@
 import type { PiiDetector, PiiMatch } from "./entities.js";
 import { isFirstName, isLastName } from "./name-lexicon.js";
+import { COMMON_ENGLISH_WORDS } from "./common-english-words.js";
 import { NOT_NAME_WORDS, ORGANISATION_OR_PLACE_SUFFIXES } from "./not-name-words.js";
 import { isPlaceName } from "./place-names.js";
 
@@ -12,8 +13,9 @@ import { isPlaceName } from "./place-names.js";
  * - cues after: a possessive "'s", a person verb ("is from", "lives in", "said"),
  * - coreference: a single word equal to a part of a name already found in the same text.
  * Places (from ICU data), organisation and street suffixes ("Orchestra", "Street") and common
- * capitalised words ("The", "Please") are not names. Lower-case names are taken only right after
- * a strong cue ("my name is lena andersson").
+ * capitalised words ("The", "Please") are not names, nor is a common English word that starts a
+ * sentence ("Has the job run?", "Will it scale?"; see sentenceInitialWord). Lower-case names are
+ * taken only right after a strong cue ("my name is lena andersson").
  */
 
 const WORD_TOKEN =
@@ -157,7 +159,39 @@ function sequences(text: string): Sequence[] {
     }
   }
   if (current !== undefined) out.push(current);
-  return out.flatMap((seq) => trimNotNames(text, seq));
+  const usage = new LowerCaseUsage(text);
+  return out.flatMap((seq) => trimNotNames(text, dropSentenceInitialWord(text, seq, usage)));
+}
+
+/** Which words a text uses in lower case ("has", "will"): built on first use, once per text. */
+class LowerCaseUsage {
+  private words: Set<string> | undefined;
+  constructor(private readonly text: string) {}
+
+  has(word: string): boolean {
+    this.words ??= new Set(this.text.match(/(?<![\p{L}\p{N}_])\p{Ll}[\p{Ll}\p{M}'’-]*/gu));
+    return this.words.has(word);
+  }
+}
+
+/**
+ * A capitalised common word at the start of a sentence ("Has the job run?", "Will it scale?") is
+ * that word, not a name: it is dropped from the front of the sequence, unless a strong cue
+ * precedes it ("my name is Will") or the whole sequence is a known first and last name ("Will
+ * Smith"). Common means: in the common-English list, or used in lower case elsewhere in the text.
+ */
+function dropSentenceInitialWord(text: string, seq: Sequence, usage: LowerCaseUsage): Sequence {
+  const first = seq.words[0] ?? "";
+  const lower = plain(first);
+  if (isInitial(first) || !atSentenceStart(text, seq.start)) return seq;
+  if (!COMMON_ENGLISH_WORDS.has(lower) && !usage.has(lower)) return seq;
+  if (cuesBefore(text, seq.start).strong) return seq;
+  const rest = seq.words.slice(1);
+  const last = rest.at(-1);
+  if (last !== undefined && isFirstName(lower) && isLastName(plain(last))) return seq;
+  const next = rest[0];
+  if (next === undefined) return { start: seq.end, end: seq.end, words: [] };
+  return { start: text.indexOf(next, seq.start + first.length), end: seq.end, words: rest };
 }
 
 /** Drops common words from both ends and lone initials: "Hello Anna" -> "Anna", "Dr" -> nothing. */

@@ -237,11 +237,7 @@ export function scoreSafetyWith(
     models === undefined
       ? emptyScores()
       : scaled(
-          classifierScores(
-            models,
-            classifierCounts(text, views, identifiers),
-            floor,
-          ),
+          classifierScores(models, classifierCounts(text, views, identifiers), floor),
           evidenceOf(views),
         );
   const scores = emptyScores();
