@@ -60,7 +60,7 @@ function luaString(text: string): string {
 
 function script(spec: WrkSpec): string {
   const headers = Object.entries(spec.headers)
-    .map(([name, value]) => `wrk.headers[${luaString(name)}] = ${luaString(value)}`)
+    .map(([name, value]) => `wrk.headers[ ${luaString(name)} ] = ${luaString(value)}`)
     .join("\n");
   return `wrk.method = "POST"
 wrk.body = ${luaString(spec.body)}
@@ -82,13 +82,13 @@ export async function runWrk(wrk: string, spec: WrkSpec): Promise<WrkResult> {
     const file = join(dir, "post.lua");
     await writeFile(file, script(spec));
     const seconds = Math.max(1, Math.round(spec.seconds));
-    const { stdout } = await run(
+    const { stdout, stderr } = await run(
       wrk,
       ["-t1", `-c${spec.connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", file, spec.url],
       { timeout: (seconds + 30) * 1000 },
     );
     const line = stdout.split("\n").find((l) => l.startsWith("WRKJSON "));
-    if (line === undefined) throw new Error("wrk printed no summary");
+    if (line === undefined) throw new Error(`wrk printed no summary: ${stderr.slice(0, 300)}`);
     const raw = JSON.parse(line.slice("WRKJSON ".length)) as {
       requests: number;
       duration_us: number;
