@@ -19,10 +19,8 @@ function isWordCode(c: number): boolean {
  * characters, so one walk per word finds all anchors the word starts with).
  */
 interface TrieNode {
-  /** Children by char code below 256 (the folded text is mostly ASCII). */
-  low: (TrieNode | undefined)[];
-  /** Children by any other char code. */
-  high: Map<number, TrieNode> | undefined;
+  /** Children by any char code of 128 and above (ASCII children are in ASCII_NEXT). */
+  high: Map<number, number> | undefined;
   /** Ids of prefix anchors that end at this node. */
   ids: number[];
   /** Ids of whole-word anchors ("i", "no") that end at this node: only a word ending here counts. */
@@ -32,15 +30,29 @@ interface TrieNode {
 /** Marks a whole-word anchor: short words like "i" or "do" as prefixes would match half the text. */
 const WHOLE_WORD = "$";
 
-function trieNode(): TrieNode {
-  return { low: [], high: undefined, ids: [], wordIds: [] };
+/** The trie's nodes by number; node 0 is the root. */
+const NODES: TrieNode[] = [];
+/** ASCII transitions: ASCII_NEXT[node * 128 + c] is the child's number, 0 for none. */
+let ASCII_NEXT = new Int32Array(128 * 64);
+
+function newNode(): number {
+  NODES.push({ high: undefined, ids: [], wordIds: [] });
+  const id = NODES.length - 1;
+  if ((id + 1) * 128 > ASCII_NEXT.length) {
+    const grown = new Int32Array(ASCII_NEXT.length * 2);
+    grown.set(ASCII_NEXT);
+    ASCII_NEXT = grown;
+  }
+  return id;
 }
 
-function child(node: TrieNode, c: number): TrieNode | undefined {
-  return c < 256 ? node.low[c] : node.high?.get(c);
+const ROOT = newNode();
+
+/** The child of `node` by char code `c`, 0 when there is none (the root is never a child). */
+function child(node: number, c: number): number {
+  return c < 128 ? ASCII_NEXT[node * 128 + c]! : (NODES[node]!.high?.get(c) ?? 0);
 }
 
-const TRIE: TrieNode = trieNode();
 const ANCHOR_IDS = new Map<string, number>();
 
 /**
@@ -75,18 +87,19 @@ function anchorId(anchor: string): number {
   PATTERNS_BY_ANCHOR.push([]);
   const whole = anchor.endsWith(WHOLE_WORD);
   const letters = whole ? anchor.slice(0, -1) : anchor;
-  let node = TRIE;
+  let node = ROOT;
   for (let k = 0; k < letters.length; k++) {
     const c = letters.charCodeAt(k);
     let next = child(node, c);
-    if (next === undefined) {
-      next = trieNode();
-      if (c < 256) node.low[c] = next;
-      else (node.high ??= new Map()).set(c, next);
+    if (next === 0) {
+      next = newNode();
+      if (c < 128) ASCII_NEXT[node * 128 + c] = next;
+      else (NODES[node]!.high ??= new Map()).set(c, next);
     }
     node = next;
   }
-  (whole ? node.wordIds : node.ids).push(id);
+  const target = NODES[node]!;
+  (whole ? target.wordIds : target.ids).push(id);
   return id;
 }
 
@@ -125,16 +138,16 @@ export function wordIndex(text: string, owner?: object): WordIndex {
       continue;
     }
     const start = i;
-    let node: TrieNode | undefined = TRIE;
-    for (let k = 0; k < ANCHOR_LENGTH && node !== undefined && start + k < n; k++) {
+    let node = ROOT;
+    for (let k = 0; k < ANCHOR_LENGTH && start + k < n; k++) {
       const c = text.charCodeAt(start + k);
       if (!isWordCode(c)) break;
       node = child(node, c);
-      if (node !== undefined) {
-        if (node.ids.length > 0) addStarts(index, node.ids, start);
-        if (node.wordIds.length > 0 && !isWordCode(text.charCodeAt(start + k + 1)))
-          addStarts(index, node.wordIds, start);
-      }
+      if (node === 0) break;
+      const { ids, wordIds } = NODES[node]!;
+      if (ids.length > 0) addStarts(index, ids, start);
+      if (wordIds.length > 0 && !isWordCode(text.charCodeAt(start + k + 1)))
+        addStarts(index, wordIds, start);
     }
     while (i < n && isWordCode(text.charCodeAt(i))) i++;
   }

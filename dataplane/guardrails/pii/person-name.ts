@@ -163,15 +163,31 @@ function sequences(text: string): Sequence[] {
   return out.flatMap((seq) => trimNotNames(text, dropSentenceInitialWord(text, seq, usage)));
 }
 
-/** Which words a text uses in lower case ("has", "will"): built on first use, once per text. */
+/** Whether a text uses a word in lower case ("has", "will"), answered per word and remembered. */
 class LowerCaseUsage {
-  private words: Set<string> | undefined;
+  private readonly known = new Map<string, boolean>();
   constructor(private readonly text: string) {}
 
   has(word: string): boolean {
-    this.words ??= new Set(this.text.match(/(?<![\p{L}\p{N}_])\p{Ll}[\p{Ll}\p{M}'’-]*/gu));
-    return this.words.has(word);
+    let used = this.known.get(word);
+    if (used === undefined) {
+      used = usesInLowerCase(this.text, word);
+      this.known.set(word, used);
+    }
+    return used;
   }
+}
+
+const LETTER = /[\p{L}\p{N}_]/u;
+
+/** `word` (lower case) occurs in `text` as a whole word, written in lower case. */
+function usesInLowerCase(text: string, word: string): boolean {
+  for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + 1)) {
+    const before = at > 0 ? text[at - 1]! : " ";
+    const after = text[at + word.length] ?? " ";
+    if (!LETTER.test(before) && !LETTER.test(after)) return true;
+  }
+  return false;
 }
 
 /**
@@ -183,7 +199,9 @@ class LowerCaseUsage {
 function dropSentenceInitialWord(text: string, seq: Sequence, usage: LowerCaseUsage): Sequence {
   const first = seq.words[0] ?? "";
   const lower = plain(first);
-  if (isInitial(first) || !atSentenceStart(text, seq.start)) return seq;
+  // Words that are never names are trimmed later anyway (trimNotNames).
+  if (isInitial(first) || NOT_NAME_WORDS.has(lower)) return seq;
+  if (!atSentenceStart(text, seq.start)) return seq;
   if (!COMMON_ENGLISH_WORDS.has(lower) && !usage.has(lower)) return seq;
   if (cuesBefore(text, seq.start).strong) return seq;
   const rest = seq.words.slice(1);
