@@ -163,7 +163,7 @@ const sharedValues = new Map<number, Float64Array>();
  * into buffers shared by every call. For scoring, where the vector is used once and dropped.
  */
 export function vectorizeShared(c: BucketCounts, dims: number): SharedVector {
-  let source = c.indices;
+  const source = c.indices;
   let length = source.length;
   const indices = sharedIndices.get(dims) ?? new Int32Array(dims);
   sharedIndices.set(dims, indices);
@@ -185,7 +185,6 @@ export function vectorizeShared(c: BucketCounts, dims: number): SharedVector {
       values[k] = scratch[i]!;
       scratch[i] = 0;
     }
-    source = indices;
   } else {
     for (let k = 0; k < length; k++) {
       indices[k] = source[k]!;
