@@ -14,6 +14,7 @@ import { envoyAdaptersSection } from "./sections/envoy-adapters.js";
 import { guardrailScanSection } from "./sections/guardrail-scan.js";
 import { limitsOverheadSection } from "./sections/limits-overhead.js";
 import type { Section, SectionReport } from "./sections/section.js";
+import { batchesSection } from "./sections/batches.js";
 import { soakSection } from "./sections/soak.js";
 import { wrkThroughputSection } from "./sections/wrk-throughput.js";
 
@@ -24,6 +25,7 @@ const SECTIONS: [string, Section][] = [
   ["guardrails", guardrailScanSection],
   ["limits", limitsOverheadSection],
   ["envoy", envoyAdaptersSection],
+  ["batches", batchesSection],
   ["soak", soakSection],
 ];
 
