@@ -25,6 +25,7 @@ const SECTIONS: [string, Section][] = [
   ["guardrails", guardrailScanSection],
   ["limits", limitsOverheadSection],
   ["envoy", envoyAdaptersSection],
+  ["cache", (await import("./sections/cache.js")).cacheSection],
   ["batches", batchesSection],
   ["soak", soakSection],
 ];
