@@ -104,9 +104,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }
   });
 
-  const { generated } = await withAdvisoryLock(db, BOOTSTRAP_LOCK_ID, () =>
+  const { generated, restored } = await withAdvisoryLock(db, BOOTSTRAP_LOCK_ID, () =>
     accounts.bootstrapAdmin(config.EVIDENT_ADMIN_KEY),
   );
+  if (restored) logger.warn("the bootstrap admin key (EVIDENT_ADMIN_KEY) was revoked; restored");
 
   const models = new ModelRepository(db);
   const deployments = new DeploymentRepository(db);

@@ -4,6 +4,7 @@ import { GatewayError } from "../../core/errors.js";
 import type { Caller } from "../../core/identity.js";
 import { fromFrameworkError, sendError } from "./error-reply.js";
 import { requestIdFrom } from "./request-id.js";
+import { checkRouteRole } from "./role-routes.js";
 import { pathMatcher, type AnyRouteSpec } from "./route-table.js";
 import { parseOrThrow } from "./validation.js";
 
@@ -106,6 +107,7 @@ function register(
         ? undefined
         : async (req, reply) => {
             const caller = await authenticate(ctx, req);
+            checkRouteRole(caller, spec.method, spec.path);
             if (isManagement)
               for (const [k, v] of Object.entries(await managementLimit(caller)))
                 reply.header(k, v);

@@ -48,7 +48,7 @@ export class GuardConfigService {
 
   async forCall(customerId: string, keyId: string): Promise<GuardConfig> {
     const entry = await this.customer(customerId);
-    const override = await this.keyOverride(keyId);
+    const override = await this.keyOverride(keyId, customerId);
     const parsed = override ? policyPatchSchema.safeParse(override) : undefined;
     return {
       policy: overrideForKey(entry.policy, parsed?.success ? parsed.data : null),
@@ -87,7 +87,7 @@ export class GuardConfigService {
     });
   }
 
-  private keyOverride(keyId: string): Promise<Record<string, unknown> | null> {
-    return this.keys.get(keyId, () => this.repo.keyOverride(keyId));
+  private keyOverride(keyId: string, customerId: string): Promise<Record<string, unknown> | null> {
+    return this.keys.get(keyId, () => this.repo.keyOverride(keyId, customerId));
   }
 }
