@@ -36,6 +36,8 @@ import { BackendRepository } from "../store/backend-repository.js";
 import { DeploymentRepository } from "../store/deployment-repository.js";
 import { ModelRepository } from "../store/model-repository.js";
 import { UpstreamClient } from "../upstream/upstream-client.js";
+import { DestinationPolicy } from "../upstream/destination-policy.js";
+import { HOP_LABEL } from "../upstream/hop-marker.js";
 import { auditRoutes } from "../adapters/http/routes/audit.js";
 import { AuditLog } from "../audit/audit-log.js";
 import { AuditSpool } from "../audit/audit-spool.js";
@@ -126,6 +128,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     connectMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
     headersMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
     bodyMs: config.UPSTREAM_BODY_TIMEOUT_MS,
+    // The per-customer cap, not the pool, is what one tenant runs into.
+    connections: Math.max(
+      config.UPSTREAM_POOL_CONNECTIONS,
+      2 * Math.max(...Object.values(config.CUSTOMER_CONCURRENCY)),
+    ),
+    policy: new DestinationPolicy(config.UPSTREAM_ALLOWED_CIDRS),
+    hopToken: cipher.derive(HOP_LABEL),
+    onFailure: (target, reason) => logger.warn({ target, reason }, "upstream attempt failed"),
   });
   const metrics = createMetrics();
   const auditRepo = new AuditRepository(db);

@@ -66,6 +66,8 @@ export interface InferenceCall {
   responseHeaders: Record<string, string>;
   /** Tokens reserved before forwarding (estimate), settled to `usage` after the call. */
   reservedTokens: number;
+  /** Gateways this call has passed before reaching us (0 from a client); outbound calls add one. */
+  hops: number;
 }
 
 export function newInferenceCall(init: {
@@ -78,6 +80,7 @@ export function newInferenceCall(init: {
   declaredClassification?: ClassificationLevel;
   startedAt: number;
   requestHeaders?: Readonly<Record<string, string>>;
+  hops?: number;
 }): InferenceCall {
   return {
     ...init,
@@ -97,5 +100,6 @@ export function newInferenceCall(init: {
     costUsd: undefined,
     responseHeaders: {},
     reservedTokens: 0,
+    hops: init.hops ?? 0,
   };
 }

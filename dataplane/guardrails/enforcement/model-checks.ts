@@ -93,6 +93,7 @@ async function classify(
     (target) => ({
       path: "/chat/completions",
       method: "POST",
+      hops: call.hops,
       headers: { "content-type": "application/json", "x-request-id": `${call.requestId}.check` },
       body: JSON.stringify({
         model: target.upstreamModel,

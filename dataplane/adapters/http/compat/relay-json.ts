@@ -58,6 +58,7 @@ export async function relayJson(
           method: "POST",
           body: built.body,
           headers: { accept: "application/json", "x-request-id": call.requestId, ...built.headers },
+          hops: call.hops,
         };
       },
       { retries: ctx.config.UPSTREAM_RETRIES, signal: abort.signal },

@@ -37,6 +37,7 @@ export async function relayStream(
       (target) => ({
         path: "/chat/completions",
         method: "POST",
+        hops: call.hops,
         headers: {
           "content-type": "application/json",
           accept: "text/event-stream",

@@ -13,7 +13,11 @@ export const endpointUrl = z
   .max(2048)
   .url()
   .refine((u) => /^https?:\/\//i.test(u), "must be an http or https URL")
-  .refine((u) => !/[?#]/.test(u), "must not carry a query or fragment");
+  .refine((u) => !/[?#]/.test(u), "must not carry a query or fragment")
+  .refine(
+    (u) => !URL.canParse(u) || !/^[a-z]+:\/\/[^/]*@/i.test(u),
+    "must not carry a user name or password (give the backend's credential separately)",
+  );
 
 const scaling = z
   .strictObject({
