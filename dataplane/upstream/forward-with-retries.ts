@@ -38,7 +38,8 @@ export async function forwardWithRetries(
 ): Promise<Forwarded> {
   const sleep = options.sleep ?? defaultSleep;
   const maxAttempts = decision.targets.length === 0 ? 0 : options.retries + 1;
-  let lastReason = decision.targets.length === 0 ? "no backend is available for this model" : "";
+  const reason =
+    decision.targets.length === 0 ? "no backend is available for this model" : UNREACHABLE;
   for (let attempt = 0; attempt < maxAttempts; attempt++) {
     if (options.signal.aborted) break;
     if (attempt > 0) await sleep(25 * 2 ** attempt * (0.5 + Math.random()));
@@ -70,5 +71,5 @@ export async function forwardWithRetries(
     throw new GatewayError("upstream_unavailable", "the client went away");
   // One message whatever went wrong (refused, not found, timed out, 5xx, denied by policy): the
   // caller must not learn what is reachable from the gateway. The reason is in the logs.
-  throw new GatewayError("upstream_unavailable", `backend error: ${lastReason || UNREACHABLE}`);
+  throw new GatewayError("upstream_unavailable", `backend error: ${reason}`);
 }
