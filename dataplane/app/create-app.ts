@@ -48,6 +48,7 @@ import { AuditRepository } from "../store/audit-repository.js";
 import { RetentionRepository } from "../store/retention-repository.js";
 import path from "node:path";
 import { buildLimits } from "./limits-wiring.js";
+import { ConcurrencyCap, withConcurrencyCap } from "../limits/concurrency-cap.js";
 import { guardrailRoutes } from "../adapters/http/routes/guardrails.js";
 import { GuardConfigService } from "../guardrails/enforcement/guard-config.js";
 import { guardStages } from "../guardrails/enforcement/guard-stages.js";
@@ -175,7 +176,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const limits = await buildLimits({ config, clock, logger, metrics, db, redis });
   const guards = guardStages(guardConfig, { routing, health, upstream });
   const pipeline = new Pipeline({
-    limit: limits.stage,
+    limit: withConcurrencyCap(limits.stage, new ConcurrencyCap(config.CUSTOMER_CONCURRENCY)),
     guardRequest: guards.request,
     route: routeStage(routing, health),
     guardResponse: guards.response,

@@ -90,7 +90,7 @@ export function meterStage(deps: MeterStageDeps): PipelineStage {
         keyId: call.caller.key.id,
         model: call.route?.model.name ?? call.requestedModel.slice(0, 256),
         failed: call.outcome !== "completed",
-        rateLimited: call.error?.code === "rate_limit_exceeded",
+        rateLimited: call.error?.type === "rate_limit_error",
         promptTokens: call.usage?.promptTokens ?? 0,
         completionTokens: call.usage?.completionTokens ?? 0,
         costUsd: cost ?? 0,
