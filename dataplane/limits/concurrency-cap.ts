@@ -47,15 +47,19 @@ export class ConcurrencyCap {
  */
 export function withConcurrencyCap(limit: PipelineStage, cap: ConcurrencyCap): PipelineStage {
   const holding = new WeakSet<InferenceCall>();
+  // A call whose admission outlived its deadline (Envoy) may end before it took its slot.
+  const ended = new WeakSet<InferenceCall>();
   return {
     ...limit,
     name: limit.name,
     async beforeForward(call) {
       await limit.beforeForward?.(call);
       cap.acquire(call.caller.customer.id, call.caller.customer.tier);
-      holding.add(call);
+      if (ended.has(call)) cap.release(call.caller.customer.id);
+      else holding.add(call);
     },
     async afterCall(call) {
+      ended.add(call);
       if (holding.delete(call)) cap.release(call.caller.customer.id);
       await limit.afterCall?.(call);
     },
