@@ -15,6 +15,18 @@ export function costOf(call: InferenceCall): number | undefined {
   return Math.round(usd * 1e8) / 1e8;
 }
 
+/** What the call's guardrail model checks cost (their classifier calls). */
+export function checksCostOf(call: InferenceCall): number {
+  return call.checkCalls.reduce((sum, c) => sum + c.costUsd, 0);
+}
+
+/** The call's cost including its model checks; undefined when nothing was used. */
+export function totalCostOf(call: InferenceCall): number | undefined {
+  const own = costOf(call);
+  if (own === undefined && call.checkCalls.length === 0) return undefined;
+  return Math.round(((own ?? 0) + checksCostOf(call)) * 1e8) / 1e8;
+}
+
 /** The audit record of one inference call, whatever its outcome. Never contains the key. */
 export function recordForCall(
   call: InferenceCall,
@@ -70,7 +82,7 @@ export function recordForCall(
             source: call.usage.source,
           }
         : null,
-      cost_usd: call.costUsd ?? costOf(call) ?? null,
+      cost_usd: call.costUsd ?? totalCostOf(call) ?? null,
       latency_ms: Math.max(0, now - call.startedAt),
       status: call.status ?? null,
       error_code: call.error?.code ?? null,
@@ -78,7 +90,17 @@ export function recordForCall(
       request_sha256: sha256Hex(canonicalJson(call.originalBody)),
       response_sha256: call.responseDigest ?? null,
       content_sha256: content === null ? null : sha256Hex(canonicalJson(content)),
-      details: null,
+      details:
+        call.checkCalls.length === 0
+          ? null
+          : {
+              model_checks: call.checkCalls.map((c) => ({
+                model: c.model,
+                prompt_tokens: c.promptTokens,
+                completion_tokens: c.completionTokens,
+                cost_usd: c.costUsd,
+              })),
+            },
     },
     content,
   };

@@ -13,6 +13,15 @@ export interface Usage {
   source: "upstream" | "estimated";
 }
 
+/** A guardrail model check's own call to a classifier model, metered to the call that caused it. */
+export interface CheckCall {
+  /** The classifier model's public name. */
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
+}
+
 /** How a call ended, for metering and audit. */
 export type CallOutcome =
   | "completed"
@@ -68,6 +77,8 @@ export interface InferenceCall {
   reservedTokens: number;
   /** Gateways this call has passed before reaching us (0 from a client); outbound calls add one. */
   hops: number;
+  /** Classifier calls made by guardrail model checks for this call (metered and audited with it). */
+  checkCalls: CheckCall[];
 }
 
 export function newInferenceCall(init: {
@@ -101,5 +112,6 @@ export function newInferenceCall(init: {
     responseHeaders: {},
     reservedTokens: 0,
     hops: init.hops ?? 0,
+    checkCalls: [],
   };
 }
