@@ -27,6 +27,24 @@ export function totalCostOf(call: InferenceCall): number | undefined {
   return Math.round(((own ?? 0) + checksCostOf(call)) * 1e8) / 1e8;
 }
 
+/** What an inference record's `details` carries: the batch line, the model checks' calls. */
+function callDetails(call: InferenceCall): Record<string, unknown> | null {
+  const details: Record<string, unknown> = {};
+  if (call.batch) {
+    details.batch_id = call.batch.batchId;
+    details.custom_id = call.batch.customId;
+  }
+  if (call.checkCalls.length > 0) {
+    details.model_checks = call.checkCalls.map((c) => ({
+      model: c.model,
+      prompt_tokens: c.promptTokens,
+      completion_tokens: c.completionTokens,
+      cost_usd: c.costUsd,
+    }));
+  }
+  return Object.keys(details).length === 0 ? null : details;
+}
+
 /** The audit record of one inference call, whatever its outcome. Never contains the key. */
 export function recordForCall(
   call: InferenceCall,
@@ -90,17 +108,7 @@ export function recordForCall(
       request_sha256: sha256Hex(canonicalJson(call.originalBody)),
       response_sha256: call.responseDigest ?? null,
       content_sha256: content === null ? null : sha256Hex(canonicalJson(content)),
-      details:
-        call.checkCalls.length === 0
-          ? null
-          : {
-              model_checks: call.checkCalls.map((c) => ({
-                model: c.model,
-                prompt_tokens: c.promptTokens,
-                completion_tokens: c.completionTokens,
-                cost_usd: c.costUsd,
-              })),
-            },
+      details: callDetails(call),
     },
     content,
   };
