@@ -3,6 +3,7 @@ import { startFakeUpstream, type FakeUpstream } from "./fakes/fake-openai-upstre
 import { customerKey, deployModel } from "./support/inference-fixture.js";
 import { call, errorOf, startTestApp, type RunningApp } from "./support/test-app.js";
 import { within } from "./support/within.js";
+import { freshPostgresUrl, POSTGRES_URL, REDIS_URL } from "./support/databases.js";
 
 let upstream: FakeUpstream;
 let gw: RunningApp;
@@ -19,11 +20,25 @@ test.after.always(async () => {
   await upstream?.close();
 });
 
-const chat = (key: string, model: string) =>
-  call(gw.url, "POST", "/v1/chat/completions", key, {
+const chat = (key: string, model: string, base = gw.url) =>
+  call(base, "POST", "/v1/chat/completions", key, {
     model,
     messages: [{ role: "user", content: "hello" }],
   });
+
+/** A streamed call that stays open until aborted. */
+async function openStream(base: string, key: string, abort: AbortController) {
+  return fetch(`${base}/v1/chat/completions`, {
+    method: "POST",
+    signal: abort.signal,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      model: "slow",
+      stream: true,
+      messages: [{ role: "user", content: "go on" }],
+    }),
+  });
+}
 
 test("one customer at its concurrency cap gets 429 concurrency_limit_exceeded; another customer is served (fake upstream)", async (t) => {
   const greedy = await customerKey(gw.url, gw.adminKey, "pro");
@@ -61,3 +76,43 @@ test("one customer at its concurrency cap gets 429 concurrency_limit_exceeded; a
   const released = await within(10_000, async () => (await chat(greedy, "quick")).status === 200);
   t.true(released, "slots come back when the streams end");
 });
+
+if (POSTGRES_URL && REDIS_URL) {
+  const redis = REDIS_URL;
+  test("two gateways sharing Redis enforce one combined concurrency cap (fake upstream)", async (t) => {
+    const fresh = await freshPostgresUrl();
+    const env = { DATABASE_URL: fresh.url, REDIS_URL: redis, CUSTOMER_CONCURRENCY: "pro=2" };
+    const a = await startTestApp({ env });
+    const b = await startTestApp({ env, adminKey: a.adminKey });
+    const aborts = [new AbortController(), new AbortController()];
+    try {
+      await deployModel(a.url, a.adminKey, { name: "slow" }, upstream.url);
+      await deployModel(a.url, a.adminKey, { name: "quick" }, upstream.url);
+      await within(5_000, async () => (await chat(a.adminKey, "quick", b.url)).status === 200);
+      const key = await customerKey(a.url, a.adminKey, "pro");
+      const active = upstream.activeRequests();
+      const streams = await Promise.all([
+        openStream(a.url, key, aborts[0] as AbortController),
+        openStream(b.url, key, aborts[1] as AbortController),
+      ]);
+      t.deepEqual(
+        streams.map((r) => r.status),
+        [200, 200],
+      );
+      t.true(await within(10_000, async () => upstream.activeRequests() >= active + 2));
+      for (const base of [a.url, b.url]) {
+        const third = await chat(key, "quick", base);
+        t.is(third.status, 429, "the cap is shared, not per replica");
+        t.is(errorOf(third.json).code, "concurrency_limit_exceeded");
+      }
+      for (const abort of aborts) abort.abort();
+      await Promise.all(streams.map((r) => r.body?.cancel().catch(() => undefined)));
+      t.true(await within(10_000, async () => (await chat(key, "quick", b.url)).status === 200));
+    } finally {
+      for (const abort of aborts) abort.abort();
+      await a.close();
+      await b.close();
+      await fresh.drop();
+    }
+  });
+}

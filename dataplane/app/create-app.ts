@@ -48,7 +48,8 @@ import { AuditRepository } from "../store/audit-repository.js";
 import { RetentionRepository } from "../store/retention-repository.js";
 import path from "node:path";
 import { buildLimits } from "./limits-wiring.js";
-import { ConcurrencyCap, withConcurrencyCap } from "../limits/concurrency-cap.js";
+import { MemoryConcurrencyCap, withConcurrencyCap } from "../limits/concurrency-cap.js";
+import { RedisConcurrencyCap } from "../limits/redis-concurrency-cap.js";
 import { guardrailRoutes } from "../adapters/http/routes/guardrails.js";
 import { GuardConfigService } from "../guardrails/enforcement/guard-config.js";
 import { guardStages } from "../guardrails/enforcement/guard-stages.js";
@@ -179,9 +180,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   exportJobs.start();
   const stopGuardConfig = await guardConfig.start();
   const limits = await buildLimits({ config, clock, logger, metrics, db, redis });
+  const concurrency = redis
+    ? new RedisConcurrencyCap(redis, config.CUSTOMER_CONCURRENCY, logger)
+    : new MemoryConcurrencyCap(config.CUSTOMER_CONCURRENCY);
   const guards = guardStages(guardConfig, { routing, health, upstream });
   const pipeline = new Pipeline({
-    limit: withConcurrencyCap(limits.stage, new ConcurrencyCap(config.CUSTOMER_CONCURRENCY)),
+    limit: withConcurrencyCap(limits.stage, concurrency),
     guardRequest: guards.request,
     route: routeStage(routing, health),
     guardResponse: guards.response,
@@ -286,6 +290,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await exportJobs.stop();
       await writer.stop();
       await limits.close();
+      await concurrency.close();
       await stopGuardConfig().catch(() => undefined);
       await unsubscribe().catch(() => undefined);
       if (!options.stores) {

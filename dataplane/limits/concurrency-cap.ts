@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { GatewayError } from "../core/errors.js";
 import type { Tier } from "../core/identity.js";
 import type { InferenceCall } from "../core/inference-call.js";
@@ -7,37 +8,47 @@ export type ConcurrencyCaps = Record<Tier, number>;
 
 /**
  * A per-customer cap on calls in flight to backends (streams until their last event), by tier, so
- * one tenant cannot take a shared backend's connection pool. Counted per replica: with N replicas a
- * customer may have up to N x cap calls in flight (docs/limits.md).
+ * one tenant cannot take a shared backend's connection pool.
  */
-export class ConcurrencyCap {
-  private readonly inFlight = new Map<string, number>();
+export interface ConcurrencyCap {
+  /** Takes a slot and returns its lease, or refuses with 429 concurrency_limit_exceeded. */
+  acquire(customerId: string, tier: Tier): Promise<string>;
+  release(customerId: string, lease: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function capExceeded(tier: Tier, cap: number): GatewayError {
+  return new GatewayError(
+    "concurrency_limit_exceeded",
+    `too many calls in flight for this customer: the ${tier} tier allows ${cap} at once`,
+    { headers: { "retry-after": "1" } },
+  );
+}
+
+/** Counted in this process: with N replicas (and no Redis) a customer may have N x cap. */
+export class MemoryConcurrencyCap implements ConcurrencyCap {
+  private readonly inFlight = new Map<string, Set<string>>();
 
   constructor(private readonly caps: ConcurrencyCaps) {}
 
-  /** Takes a slot, or refuses with 429 concurrency_limit_exceeded. */
-  acquire(customerId: string, tier: Tier): void {
+  async acquire(customerId: string, tier: Tier): Promise<string> {
     const cap = this.caps[tier];
-    const now = this.inFlight.get(customerId) ?? 0;
-    if (now >= cap) {
-      throw new GatewayError(
-        "concurrency_limit_exceeded",
-        `too many calls in flight for this customer: the ${tier} tier allows ${cap} at once`,
-        { headers: { "retry-after": "1" } },
-      );
-    }
-    this.inFlight.set(customerId, now + 1);
+    const leases = this.inFlight.get(customerId) ?? new Set<string>();
+    if (leases.size >= cap) throw capExceeded(tier, cap);
+    const lease = randomUUID();
+    leases.add(lease);
+    this.inFlight.set(customerId, leases);
+    return lease;
   }
 
-  release(customerId: string): void {
-    const now = this.inFlight.get(customerId) ?? 0;
-    if (now <= 1) this.inFlight.delete(customerId);
-    else this.inFlight.set(customerId, now - 1);
+  async release(customerId: string, lease: string): Promise<void> {
+    const leases = this.inFlight.get(customerId);
+    if (!leases) return;
+    leases.delete(lease);
+    if (leases.size === 0) this.inFlight.delete(customerId);
   }
 
-  current(customerId: string): number {
-    return this.inFlight.get(customerId) ?? 0;
-  }
+  async close(): Promise<void> {}
 }
 
 /**
@@ -46,21 +57,26 @@ export class ConcurrencyCap {
  * whatever its outcome.
  */
 export function withConcurrencyCap(limit: PipelineStage, cap: ConcurrencyCap): PipelineStage {
-  const holding = new WeakSet<InferenceCall>();
+  const leases = new WeakMap<InferenceCall, string>();
   // A call whose admission outlived its deadline (Envoy) may end before it took its slot.
   const ended = new WeakSet<InferenceCall>();
+  const customer = (call: InferenceCall) => call.caller.customer.id;
   return {
     ...limit,
     name: limit.name,
     async beforeForward(call) {
       await limit.beforeForward?.(call);
-      cap.acquire(call.caller.customer.id, call.caller.customer.tier);
-      if (ended.has(call)) cap.release(call.caller.customer.id);
-      else holding.add(call);
+      const lease = await cap.acquire(customer(call), call.caller.customer.tier);
+      if (ended.has(call)) await cap.release(customer(call), lease);
+      else leases.set(call, lease);
     },
     async afterCall(call) {
       ended.add(call);
-      if (holding.delete(call)) cap.release(call.caller.customer.id);
+      const lease = leases.get(call);
+      if (lease !== undefined) {
+        leases.delete(call);
+        await cap.release(customer(call), lease);
+      }
       await limit.afterCall?.(call);
     },
   };
