@@ -83,6 +83,25 @@ test.serial(
   },
 );
 
+test.serial(
+  "a guardrail model check cannot reach loopback through the customer's own backend (fake upstream)",
+  async (t) => {
+    await deployModel(strict.url, strict.adminKey, { name: "checked" }, upstream.url);
+    const key = await customerKey(strict.url, strict.adminKey, "pro");
+    await backend(strict, key, upstream.url, "my-guard");
+    const policy = await call(strict.url, "PATCH", "/api/v1/guardrails/policy", key, {
+      model_checks: [
+        { name: "mine", model: "my-guard", check: "content_safety", fail_mode: "closed" },
+      ],
+    });
+    t.is(policy.status, 200, JSON.stringify(policy.json));
+    const before = upstream.requests.length;
+    const res = await chat(strict, key, "checked");
+    t.is(res.status, 400, "closed: the check could not run, so the call is blocked");
+    t.is(upstream.requests.length, before, "neither the classifier nor the model was called");
+  },
+);
+
 test.serial("userinfo in a backend URL is refused at registration", async (t) => {
   const key = await customerKey(strict.url, strict.adminKey, "pro");
   const res = await call(strict.url, "POST", "/api/v1/gateway/backends", key, {
