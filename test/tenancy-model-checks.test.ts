@@ -99,6 +99,6 @@ test.serial(
       ],
     });
     const status = await call(gateway.url, "GET", "/api/v1/budget/status", key);
-  t.is(status.json.spend_usd, 2, "charged to the customer's budget");
+    t.is(status.json.spend_usd, 2, "charged to the customer's budget");
   },
 );
