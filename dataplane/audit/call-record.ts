@@ -27,13 +27,12 @@ export function totalCostOf(call: InferenceCall): number | undefined {
   return Math.round(((own ?? 0) + checksCostOf(call)) * 1e8) / 1e8;
 }
 
-/** What an inference record's `details` carries: the batch line, the model checks' calls. */
+/**
+ * What a record says beyond the common fields: the batch line, or the realtime session; and the
+ * classifier calls of its guardrail model checks.
+ */
 function callDetails(call: InferenceCall): Record<string, unknown> | null {
-  const details: Record<string, unknown> = {};
-  if (call.batch) {
-    details.batch_id = call.batch.batchId;
-    details.custom_id = call.batch.customId;
-  }
+  const details: Record<string, unknown> = { ...(ownDetails(call) ?? {}) };
   if (call.checkCalls.length > 0) {
     details.model_checks = call.checkCalls.map((c) => ({
       model: c.model,
@@ -43,6 +42,27 @@ function callDetails(call: InferenceCall): Record<string, unknown> | null {
     }));
   }
   return Object.keys(details).length === 0 ? null : details;
+}
+
+function ownDetails(call: InferenceCall): Record<string, unknown> | null {
+  if (call.batch) return { batch_id: call.batch.batchId, custom_id: call.batch.customId };
+  const rt = call.realtime;
+  if (!rt) return null;
+  return {
+    realtime: {
+      session_id: rt.sessionId,
+      kind: rt.kind,
+      ...(rt.responseId === undefined ? {} : { response_id: rt.responseId }),
+      ...(rt.closed === undefined
+        ? {}
+        : {
+            closed_by: rt.closed.by,
+            close_code: rt.closed.code,
+            reason: rt.closed.reason,
+            tokens: rt.closed.totals,
+          }),
+    },
+  };
 }
 
 /** The audit record of one inference call, whatever its outcome. Never contains the key. */

@@ -36,6 +36,7 @@ const KINDS = {
   request_timeout: { status: 408, type: "invalid_request_error" },
   request_too_large: { status: 413, type: "invalid_request_error" },
   unsupported_media_type: { status: 415, type: "invalid_request_error" },
+  upgrade_required: { status: 426, type: "invalid_request_error" },
   validation_failed: { status: 422, type: "validation_error" },
   rate_limit_exceeded: { status: 429, type: "rate_limit_error" },
   /** The customer's cap on concurrent upstream calls (by tier) is reached. */
