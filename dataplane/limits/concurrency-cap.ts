@@ -66,6 +66,8 @@ export function withConcurrencyCap(limit: PipelineStage, cap: ConcurrencyCap): P
     name: limit.name,
     async beforeForward(call) {
       await limit.beforeForward?.(call);
+      // Realtime sessions have their own per-customer cap (REALTIME_MAX_SESSIONS).
+      if (call.endpoint === "realtime") return;
       const lease = await cap.acquire(customer(call), call.caller.customer.tier);
       if (ended.has(call)) await cap.release(customer(call), lease);
       else leases.set(call, lease);

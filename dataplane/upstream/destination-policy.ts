@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
-import { BlockList, isIP } from "node:net";
+import { BlockList, connect as netConnect, isIP, Socket, type NetConnectOpts } from "node:net";
+import { connect as tlsConnect, type ConnectionOptions as TlsConnectionOptions } from "node:tls";
 import { networkInterfaces } from "node:os";
 
 /**
@@ -113,4 +114,26 @@ export class DestinationPolicy {
       callback(null, first.address, first.family);
     });
   };
+}
+
+/**
+ * A `createConnection` for clients other than undici (the realtime WebSocket relay): the same
+ * policy, literal addresses checked before connecting and names through the checking lookup.
+ */
+export function policedCreateConnection(
+  policy: DestinationPolicy,
+  secure: boolean,
+): typeof netConnect {
+  const create = (options: NetConnectOpts & TlsConnectionOptions): Socket => {
+    const host = String(options.host ?? "").replace(/^\[|\]$/g, "");
+    if (isIP(host) !== 0 && !policy.allows(host)) {
+      const refused = new Socket();
+      process.nextTick(() => refused.destroy(new DestinationRefusedError(host)));
+      return refused;
+    }
+    const checked = { ...options, lookup: policy.lookup };
+    return secure ? tlsConnect(checked) : netConnect(checked);
+  };
+  // Typed as net.connect (what ws expects); ws only ever calls it with one options object.
+  return create as typeof netConnect;
 }

@@ -8,7 +8,11 @@ import {
 } from "undici";
 import { isIP } from "node:net";
 import type { Target } from "../routing/routing-types.js";
-import { DestinationRefusedError, type DestinationPolicy } from "./destination-policy.js";
+import {
+  DestinationRefusedError,
+  policedCreateConnection,
+  type DestinationPolicy,
+} from "./destination-policy.js";
 import { HOP_HEADER, HOPS_HEADER } from "./hop-marker.js";
 
 export interface UpstreamTimeouts {
@@ -67,6 +71,7 @@ export class UpstreamClient {
   private readonly trusted: Agent;
   private readonly policed: Agent;
   readonly hopToken: string;
+  private readonly policy: DestinationPolicy;
   private readonly onFailure: (targetId: string, reason: string) => void;
 
   constructor(options: UpstreamClientOptions) {
@@ -81,7 +86,25 @@ export class UpstreamClient {
     this.trusted = new Agent({ ...common, connect: { timeout: options.connectMs } });
     this.policed = new Agent({ ...common, connect: policedConnector(options) });
     this.hopToken = options.hopToken;
+    this.policy = options.policy;
     this.onFailure = options.onFailure ?? (() => undefined);
+  }
+
+  /**
+   * For the realtime relay's WebSocket client: the hop headers, and for a customer-registered
+   * backend a connection factory that applies the destination policy.
+   */
+  outboundFor(
+    target: Target,
+    hops: number,
+    secure: boolean,
+  ): {
+    headers: Record<string, string>;
+    createConnection?: ReturnType<typeof policedCreateConnection>;
+  } {
+    const headers = { [HOP_HEADER]: this.hopToken, [HOPS_HEADER]: String(hops + 1) };
+    if (target.kind === "deployment") return { headers };
+    return { headers, createConnection: policedCreateConnection(this.policy, secure) };
   }
 
   /** Records the real reason of a failed attempt (for logs); e.g. an upstream 5xx. */
