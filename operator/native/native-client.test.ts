@@ -13,6 +13,7 @@ async function withServer(t: { teardown(fn: () => Promise<void>): void }) {
 }
 
 const MODEL = modelBody({
+  deletionPolicy: "Retain",
   name: "m",
   version: "1",
   modality: "text",
@@ -34,6 +35,7 @@ test("CR specs map to the snake_case bodies of the native API", (t) => {
   t.deepEqual(
     routeBody(
       {
+        deletionPolicy: "Delete",
         customerId: "c",
         match: { model: "x" },
         strategy: "ab",
