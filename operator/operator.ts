@@ -4,6 +4,7 @@ import { deploymentController } from "./controllers/deployment.js";
 import { guardrailRuleController } from "./controllers/guardrail-rule.js";
 import { legalHoldController } from "./controllers/legal-hold.js";
 import { modelController } from "./controllers/model.js";
+import { kubeModelClaimants } from "./controllers/model-ownership.js";
 import { routeController } from "./controllers/route.js";
 import type { KubeClient } from "./kube/kube-client.js";
 import {
@@ -61,7 +62,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
   const recorder = new EventRecorder(kube, clock, logger, options.identity);
   const controllers = new Map<string, Controller<unknown>>();
   for (const controller of [
-    modelController(native),
+    modelController(native, kubeModelClaimants(kube, options.watchNamespace)),
     deploymentController(native, kube, options.endpointTemplate),
     routeController(native),
     guardrailRuleController(native),

@@ -235,7 +235,8 @@ test("deleting a Deployment CR terminates the native deployment, removes it from
   t.is(h.get(APPS_DEPLOYMENTS, WORKLOAD), undefined);
   t.is(h.get(SERVICES, WORKLOAD), undefined);
   t.is(h.get(DEPLOYMENTS, "llama-serve"), undefined);
-  // With the deployment gone, the Model can be deregistered.
+  // With the deployment gone, a Model with deletionPolicy Delete can be deregistered.
+  h.apply(MODELS, "llama", { ...MODEL_SPEC, deletionPolicy: "Delete" });
   h.delete(MODELS, "llama");
   await h.reconcile(MODELS, "llama");
   t.is([...h.native.modelStore.values()][0]?.status, "deregistered");

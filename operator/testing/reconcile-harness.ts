@@ -9,6 +9,7 @@ import { deploymentController } from "../controllers/deployment.js";
 import { guardrailRuleController } from "../controllers/guardrail-rule.js";
 import { legalHoldController } from "../controllers/legal-hold.js";
 import { modelController } from "../controllers/model.js";
+import { kubeModelClaimants } from "../controllers/model-ownership.js";
 import { routeController } from "../controllers/route.js";
 import {
   ALL_RESOURCES,
@@ -37,7 +38,7 @@ export class ReconcileHarness {
   private readonly controllers = new Map<string, Controller<unknown>>(
     (
       [
-        modelController(this.native),
+        modelController(this.native, kubeModelClaimants(this.kube, undefined)),
         deploymentController(this.native, this.kube),
         routeController(this.native),
         guardrailRuleController(this.native),
@@ -53,42 +54,42 @@ export class ReconcileHarness {
   }
 
   /** kubectl apply: create, or replace the spec of an existing object. */
-  apply(resource: ResourceType, name: string, spec: unknown): KubeObject {
+  apply(resource: ResourceType, name: string, spec: unknown, namespace = NS): KubeObject {
     try {
-      return this.store.update(resource, NS, name, (current) => ({
+      return this.store.update(resource, namespace, name, (current) => ({
         ...current,
         spec: structuredClone(spec),
       }));
     } catch {
-      return this.store.create(resource, NS, {
+      return this.store.create(resource, namespace, {
         apiVersion: EVIDENT_API_VERSION,
         kind: resource.kind,
-        metadata: { name, namespace: NS },
+        metadata: { name, namespace },
         spec: structuredClone(spec),
       });
     }
   }
 
-  reconcile(resource: ResourceType, name: string): Promise<ReconcileOutcome> {
+  reconcile(resource: ResourceType, name: string, namespace = NS): Promise<ReconcileOutcome> {
     const events = new EventRecorder(this.kube, this.clock, this.logger, "test");
     return reconcileObject(
       this.controller(resource.kind),
       { kube: this.kube, clock: this.clock, logger: this.logger, events },
-      NS,
+      namespace,
       name,
     );
   }
 
-  get(resource: ResourceType, name: string): KubeObject | undefined {
+  get(resource: ResourceType, name: string, namespace = NS): KubeObject | undefined {
     try {
-      return this.store.get(resource, NS, name);
+      return this.store.get(resource, namespace, name);
     } catch {
       return undefined;
     }
   }
 
-  status(resource: ResourceType, name: string): Record<string, unknown> {
-    const status = this.get(resource, name)?.status;
+  status(resource: ResourceType, name: string, namespace = NS): Record<string, unknown> {
+    const status = this.get(resource, name, namespace)?.status;
     return isRecord(status) ? status : {};
   }
 
@@ -161,8 +162,8 @@ export class ReconcileHarness {
     }));
   }
 
-  delete(resource: ResourceType, name: string): void {
-    this.store.delete(resource, NS, name);
+  delete(resource: ResourceType, name: string, namespace = NS): void {
+    this.store.delete(resource, namespace, name);
   }
 }
 
