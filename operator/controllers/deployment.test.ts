@@ -1,6 +1,12 @@
 import test from "ava";
 import { GatewayError } from "../../dataplane/core/errors.js";
-import { APPS_DEPLOYMENTS, DEPLOYMENTS, MODELS, SERVICES } from "../kube/resources.js";
+import {
+  APPS_DEPLOYMENTS,
+  DEPLOYMENTS,
+  HORIZONTAL_POD_AUTOSCALERS,
+  MODELS,
+  SERVICES,
+} from "../kube/resources.js";
 import { isRecord } from "../kube/types.js";
 import { MODEL_SPEC, NS, ReconcileHarness } from "../testing/reconcile-harness.js";
 
@@ -43,10 +49,15 @@ test("a Deployment provisions a vLLM workload and Service and moves the native d
 
   const apps = h.get(APPS_DEPLOYMENTS, WORKLOAD);
   const spec = apps?.spec as {
-    replicas: number;
+    replicas?: number;
     template: { spec: { containers: Record<string, unknown>[] } };
   };
-  t.is(spec.replicas, 2);
+  t.is(spec.replicas, undefined, "autoscaling on: the HorizontalPodAutoscaler owns replicas");
+  t.like(h.get(HORIZONTAL_POD_AUTOSCALERS, WORKLOAD)?.spec as object, {
+    minReplicas: 2,
+    maxReplicas: 4,
+    metrics: [{ type: "Pods", pods: { target: { averageValue: "8" } } }],
+  });
   const container = spec.template.spec.containers[0] ?? {};
   t.regex(String(container.image), /^vllm\/vllm-openai:/);
   t.deepEqual(container.args, [
@@ -210,7 +221,7 @@ test("native scaling changed through the REST API is reverted", async (t) => {
 
 test("a change to the engine workload made with kubectl is reverted", async (t) => {
   const h = await withModel();
-  h.apply(DEPLOYMENTS, "llama-serve", DEPLOYMENT_SPEC);
+  h.apply(DEPLOYMENTS, "llama-serve", { ...DEPLOYMENT_SPEC, scaling: { minReplicas: 2 } });
   await h.reconcile(DEPLOYMENTS, "llama-serve");
   h.store.update(APPS_DEPLOYMENTS, NS, WORKLOAD, (d) => ({
     ...d,

@@ -1,7 +1,13 @@
 import { GatewayError } from "../../dataplane/core/errors.js";
 import { deploymentSpec, modelSpec, type DeploymentSpec, type ModelSpec } from "../crd/specs.js";
 import type { KubeClient } from "../kube/kube-client.js";
-import { APPS_DEPLOYMENTS, DEPLOYMENTS, MODELS, SERVICES } from "../kube/resources.js";
+import {
+  APPS_DEPLOYMENTS,
+  DEPLOYMENTS,
+  HORIZONTAL_POD_AUTOSCALERS,
+  MODELS,
+  SERVICES,
+} from "../kube/resources.js";
 import { isRecord } from "../kube/types.js";
 import type { NativeApi, NativeDeployment, Scaling } from "../native/native-client.js";
 import { findCondition, type ConditionInput } from "../runtime/conditions.js";
@@ -25,6 +31,7 @@ export function deploymentController(
   native: NativeApi,
   kube: KubeClient,
   endpointTemplate = DEFAULT_ENDPOINT_TEMPLATE,
+  concurrencyMetric?: string,
 ): Controller<DeploymentSpec> {
   return {
     resource: DEPLOYMENTS,
@@ -52,13 +59,17 @@ export function deploymentController(
           conditions: failedConditions("ImageRequired", message, false),
         };
       }
-      const workload = await ensureWorkload(kube, {
-        crName: context.name,
-        namespace: context.namespace,
-        uid: context.object.metadata.uid ?? "",
-        spec: context.spec,
-        model: model.spec,
-      });
+      const workload = await ensureWorkload(
+        kube,
+        {
+          crName: context.name,
+          namespace: context.namespace,
+          uid: context.object.metadata.uid ?? "",
+          spec: context.spec,
+          model: model.spec,
+        },
+        concurrencyMetric,
+      );
       if (!workload.ok) {
         return {
           status: {},
@@ -80,6 +91,7 @@ export function deploymentController(
     async cleanup({ namespace, name, status }) {
       if (typeof status.deploymentId === "string")
         await native.deployments.delete(status.deploymentId);
+      await kube.delete(HORIZONTAL_POD_AUTOSCALERS, namespace, workloadName(name));
       await kube.delete(APPS_DEPLOYMENTS, namespace, workloadName(name));
       await kube.delete(SERVICES, namespace, workloadName(name));
     },

@@ -8,6 +8,8 @@ export const EVIDENT_API_VERSION = `${EVIDENT_GROUP}/${EVIDENT_VERSION}`;
 export const FINALIZER = "evident.dev/cleanup";
 export const MANAGED_BY = "evident-operator";
 export const DEPLOYMENT_LABEL = "evident.dev/deployment";
+/** The field manager of every server-side apply the operator makes. */
+export const FIELD_MANAGER = "evident-operator";
 
 function evident(kind: string, plural: string): ResourceType {
   return { group: EVIDENT_GROUP, version: EVIDENT_VERSION, plural, kind, namespaced: true };
@@ -32,6 +34,13 @@ export const APPS_DEPLOYMENTS: ResourceType = {
   version: "v1",
   plural: "deployments",
   kind: "Deployment",
+  namespaced: true,
+};
+export const HORIZONTAL_POD_AUTOSCALERS: ResourceType = {
+  group: "autoscaling",
+  version: "v2",
+  plural: "horizontalpodautoscalers",
+  kind: "HorizontalPodAutoscaler",
   namespaced: true,
 };
 export const SERVICES: ResourceType = {
@@ -67,6 +76,7 @@ export const LEASES: ResourceType = {
 export const ALL_RESOURCES: readonly ResourceType[] = [
   ...CUSTOM_RESOURCES,
   APPS_DEPLOYMENTS,
+  HORIZONTAL_POD_AUTOSCALERS,
   SERVICES,
   PODS,
   EVENTS,
