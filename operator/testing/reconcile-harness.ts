@@ -131,7 +131,7 @@ export class ReconcileHarness {
   }
 
   /** Plays the kubelet: a pod of the current template whose container waits with reason. */
-  addPod(workload: string, crName: string, waitingReason?: string): void {
+  addPod(workload: string, crName: string, waitingReason?: string, ready = false): string {
     const apps = this.store.get(APPS_DEPLOYMENTS, NS, workload);
     const template = isRecord(apps.spec) && isRecord(apps.spec.template) ? apps.spec.template : {};
     const metadata = isRecord(template.metadata) ? template.metadata : {};
@@ -158,8 +158,10 @@ export class ReconcileHarness {
               : { running: {} },
           },
         ],
+        conditions: [{ type: "Ready", status: ready ? "True" : "False" }],
       },
     }));
+    return pod.metadata.name;
   }
 
   delete(resource: ResourceType, name: string, namespace = NS): void {
