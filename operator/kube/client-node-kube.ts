@@ -118,6 +118,7 @@ export class ClientNodeKube implements KubeClient {
       return this.custom.getNamespacedCustomObject({ group, version, namespace, plural, name });
     if (plural === "services") return this.core.readNamespacedService({ namespace, name });
     if (plural === "pods") return this.core.readNamespacedPod({ namespace, name });
+    if (plural === "namespaces") return this.core.readNamespace({ name });
     throw unsupported(resource, "get");
   }
 

@@ -65,6 +65,14 @@ export const EVENTS: ResourceType = {
   kind: "Event",
   namespaced: true,
 };
+/** Read only: the operator reads the customer binding label of the namespaces it acts in. */
+export const NAMESPACES: ResourceType = {
+  group: "",
+  version: "v1",
+  plural: "namespaces",
+  kind: "Namespace",
+  namespaced: false,
+};
 export const LEASES: ResourceType = {
   group: "coordination.k8s.io",
   version: "v1",
@@ -81,4 +89,5 @@ export const ALL_RESOURCES: readonly ResourceType[] = [
   PODS,
   EVENTS,
   LEASES,
+  NAMESPACES,
 ];
