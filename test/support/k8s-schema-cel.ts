@@ -135,7 +135,8 @@ class Parser {
       path.pop();
       this.take("(");
       const pattern = this.take();
-      if (!pattern.startsWith("'") && !pattern.startsWith('"')) this.fail("matches() takes a string");
+      if (!pattern.startsWith("'") && !pattern.startsWith('"'))
+        this.fail("matches() takes a string");
       this.take(")");
       return { op: "matches", path, pattern: pattern.slice(1, -1) };
     }
