@@ -23,7 +23,12 @@ test("docs/envoy/envoy.yaml wires ext_authz (headers only) before ext_proc with 
   }[];
   t.deepEqual(
     filters.map((f) => f.name),
-    ["envoy.filters.http.ext_authz", "envoy.filters.http.ext_proc", "envoy.filters.http.router"],
+    [
+      "envoy.filters.http.ext_authz",
+      "envoy.filters.http.ext_proc",
+      "envoy.filters.http.dynamic_forward_proxy",
+      "envoy.filters.http.router",
+    ],
   );
   const authz = filters[0]?.typed_config ?? {};
   t.is(authz.with_request_body, undefined, "ext_authz sends headers only");
