@@ -171,7 +171,9 @@ export class FakeKubeApiServer {
     response: ServerResponse,
     body: string | undefined,
   ): Promise<unknown> {
-    const { resource, namespace, name, subresource } = route;
+    const { resource, name, subresource } = route;
+    // Cluster-scoped objects (Namespaces) are stored under the namespace "".
+    const namespace = resource.namespaced ? route.namespace : name === undefined ? undefined : "";
     const selector = url.searchParams.get("labelSelector") ?? undefined;
     if (name === undefined) {
       if (method === "GET" && url.searchParams.get("watch") === "true") {
