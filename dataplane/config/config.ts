@@ -129,6 +129,8 @@ const configSchema = z.object({
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   /** How long in-flight requests may drain on SIGTERM before the process exits. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /** On SIGTERM, how long /readyz answers 503 (so load balancers stop sending) before listeners close. */
+  SHUTDOWN_DRAIN_DELAY_MS: z.coerce.number().int().min(0).max(300_000).default(0),
   /** Trust a sane X-Request-ID from the caller (else always generate one). */
   TRUST_REQUEST_ID: booleanFromEnv.default(true),
   /** While Redis is unreachable: per-replica "local" limits, "open" (admit all) or "closed" (503). */
