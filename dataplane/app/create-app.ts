@@ -36,6 +36,8 @@ import { BackendRepository } from "../store/backend-repository.js";
 import { DeploymentRepository } from "../store/deployment-repository.js";
 import { ModelRepository } from "../store/model-repository.js";
 import { UpstreamClient } from "../upstream/upstream-client.js";
+import { DestinationPolicy } from "../upstream/destination-policy.js";
+import { HOP_LABEL } from "../upstream/hop-marker.js";
 import { auditRoutes } from "../adapters/http/routes/audit.js";
 import { AuditLog } from "../audit/audit-log.js";
 import { AuditSpool } from "../audit/audit-spool.js";
@@ -46,6 +48,8 @@ import { AuditRepository } from "../store/audit-repository.js";
 import { RetentionRepository } from "../store/retention-repository.js";
 import path from "node:path";
 import { buildLimits } from "./limits-wiring.js";
+import { MemoryConcurrencyCap, withConcurrencyCap } from "../limits/concurrency-cap.js";
+import { RedisConcurrencyCap } from "../limits/redis-concurrency-cap.js";
 import { guardrailRoutes } from "../adapters/http/routes/guardrails.js";
 import { GuardConfigService } from "../guardrails/enforcement/guard-config.js";
 import { guardStages } from "../guardrails/enforcement/guard-stages.js";
@@ -123,9 +127,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }
   });
 
-  const { generated } = await withAdvisoryLock(db, BOOTSTRAP_LOCK_ID, () =>
+  const { generated, restored } = await withAdvisoryLock(db, BOOTSTRAP_LOCK_ID, () =>
     accounts.bootstrapAdmin(config.EVIDENT_ADMIN_KEY),
   );
+  if (restored) logger.warn("the bootstrap admin key (EVIDENT_ADMIN_KEY) was revoked; restored");
 
   const models = new ModelRepository(db);
   const deployments = new DeploymentRepository(db);
@@ -147,14 +152,20 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         serviceVersion: VERSION,
       })
     : undefined;
-  const upstream = new UpstreamClient(
-    {
-      connectMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
-      headersMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
-      bodyMs: config.UPSTREAM_BODY_TIMEOUT_MS,
-    },
-    tracing?.upstream,
-  );
+  const upstream = new UpstreamClient({
+    connectMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
+    headersMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
+    bodyMs: config.UPSTREAM_BODY_TIMEOUT_MS,
+    // The per-customer cap, not the pool, is what one tenant runs into.
+    connections: Math.max(
+      config.UPSTREAM_POOL_CONNECTIONS,
+      2 * Math.max(...Object.values(config.CUSTOMER_CONCURRENCY)),
+    ),
+    policy: new DestinationPolicy(config.UPSTREAM_ALLOWED_CIDRS),
+    hopToken: cipher.derive(HOP_LABEL),
+    onFailure: (target, reason) => logger.warn({ target, reason }, "upstream attempt failed"),
+    observer: tracing?.upstream,
+  });
   const metrics = createMetrics();
   const auditRepo = new AuditRepository(db);
   const retentionRepo = new RetentionRepository(db);
@@ -191,6 +202,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   exportJobs.start();
   const stopGuardConfig = await guardConfig.start();
   const limits = await buildLimits({ config, clock, logger, metrics, db, redis });
+  const concurrency = redis
+    ? new RedisConcurrencyCap(redis, config.CUSTOMER_CONCURRENCY, logger)
+    : new MemoryConcurrencyCap(config.CUSTOMER_CONCURRENCY);
   const guards = guardStages(guardConfig, { routing, health, upstream });
   const analytics = buildAnalytics({
     db,
@@ -210,7 +224,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const stopCacheConfigs = await cacheConfigs.start();
   const stopCacheSweep = startExpirySweep(cacheRepo, clock, logger, 60_000);
   const pipeline = new Pipeline({
-    limit: traced(tracing, limits.stage, "evident.limits"),
+    limit: traced(tracing, withConcurrencyCap(limits.stage, concurrency), "evident.limits"),
     guardRequest: traced(tracing, guards.request, "evident.guardrails.request"),
     route: traced(tracing, analytics.routeStage(routeStage(routing, health)), "evident.routing"),
     cache: traced(
@@ -340,6 +354,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await limits.close();
       await analytics.close();
       await tracing?.shutdown().catch(() => undefined);
+      await concurrency.close();
       stopCacheSweep();
       await stopCacheConfigs().catch(() => undefined);
       await stopGuardConfig().catch(() => undefined);
