@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import test from "ava";
+import { canonicalJson, sha256Hex } from "../dataplane/audit/audit-record.js";
 import type { PendingAuditRecord } from "../dataplane/store/audit-repository.js";
 import { startFakeUpstream } from "./fakes/fake-openai-upstream.js";
 import { freshPostgresUrl, POSTGRES_URL } from "./support/databases.js";
@@ -8,6 +9,7 @@ import { startTcpProxy } from "./support/tcp-proxy.js";
 import { call, startTestApp, type RunningApp } from "./support/test-app.js";
 
 function pending(customerId: string, occurredAt: Date, model = "m"): PendingAuditRecord {
+  const content = { mode: "full", request: { x: 1 }, response: null };
   return {
     fields: {
       id: `aud_${randomUUID()}`,
@@ -31,10 +33,10 @@ function pending(customerId: string, occurredAt: Date, model = "m"): PendingAudi
       outcome: "completed",
       request_sha256: null,
       response_sha256: null,
-      content_sha256: null,
+      content_sha256: sha256Hex(canonicalJson(content)),
       details: null,
     },
-    content: { mode: "full", request: { x: 1 }, response: null },
+    content,
   };
 }
 
@@ -93,6 +95,75 @@ for (const tampering of [
     }
   });
 }
+
+/**
+ * Every column of audit_records, edited in SQL, is reported by verification at that record. The
+ * query columns are generated from the hashed fields, so the store refuses to edit them; with the
+ * generation dropped (someone with DDL rights), verification still compares them.
+ */
+const columnEdits: { column: string; sql: string; generated?: boolean; reason?: string }[] = [
+  { column: "id", sql: "SET id = 'aud_forged'" },
+  { column: "customer_id", sql: "SET customer_id = 'c_other'", reason: "sequence_gap" },
+  { column: "seq", sql: "SET seq = 99", reason: "sequence_gap" },
+  { column: "occurred_at", sql: "SET occurred_at = occurred_at - interval '1 day'" },
+  { column: "kind", sql: "SET kind = 'management'", generated: true },
+  { column: "request_id", sql: "SET request_id = 'req_forged'", generated: true },
+  { column: "model", sql: "SET model = 'gpt-forged'", generated: true },
+  { column: "outcome", sql: "SET outcome = 'blocked'", generated: true },
+  { column: "fields", sql: "SET fields = jsonb_set(fields, '{outcome}', '\"blocked\"')" },
+  { column: "content", sql: "SET content = jsonb_set(content, '{request}', '{\"x\": 2}')" },
+  { column: "record_digest", sql: "SET record_digest = repeat('a', 64)" },
+  { column: "prev_hash", sql: "SET prev_hash = repeat('b', 64)" },
+  { column: "hash", sql: "SET hash = repeat('c', 64)" },
+  { column: "tombstoned_at", sql: "SET tombstoned_at = now()" },
+];
+
+test("editing any column of audit_records in SQL is reported by verification at that record", async (t) => {
+  const app = await startTestApp();
+  try {
+    const customer = (column: string) => `c_col_${column}`;
+    const report = async (column: string) =>
+      (
+        await call(
+          app.url,
+          "GET",
+          `/api/v1/audit/verify?customer_id=${customer(column)}`,
+          app.adminKey,
+        )
+      ).json as { ok: boolean; first_broken: { seq: number; reason: string } | null };
+    for (const edit of columnEdits) {
+      await seed(
+        app,
+        customer(edit.column),
+        Array.from({ length: 6 }, () => new Date()),
+      );
+      t.true((await report(edit.column)).ok);
+    }
+    const update = (edit: (typeof columnEdits)[number]) =>
+      app.app.ctx.db.exec(
+        `UPDATE audit_records ${edit.sql} WHERE customer_id = '${customer(edit.column)}' AND seq = 4`,
+      );
+    for (const edit of columnEdits.filter((e) => e.generated)) {
+      const refused = await update(edit).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      t.truthy(refused, `the store refuses to edit the generated column ${edit.column}`);
+      await app.app.ctx.db.exec(
+        `ALTER TABLE audit_records ALTER COLUMN ${edit.column} DROP EXPRESSION`,
+      );
+    }
+    for (const edit of columnEdits) {
+      await update(edit);
+      const r = await report(edit.column);
+      t.false(r.ok, edit.column);
+      t.is(r.first_broken?.seq, 4, edit.column);
+      if (edit.reason) t.is(r.first_broken?.reason, edit.reason, edit.column);
+    }
+  } finally {
+    await app.close();
+  }
+});
 
 test("recomputing the chain after an edit is caught by the signed checkpoint", async (t) => {
   const app = await startTestApp();
