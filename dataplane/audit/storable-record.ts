@@ -22,7 +22,8 @@ const NEEDS_ESCAPE = /\\|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const NUL = String.fromCharCode(0);
 
-function needsEscape(s: string): boolean {
+/** True when the store would refuse the string (it holds U+0000 or a lone surrogate). */
+export function needsEscape(s: string): boolean {
   return s.includes(NUL) || LONE_SURROGATE.test(s);
 }
 

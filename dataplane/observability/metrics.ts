@@ -17,7 +17,12 @@ export function createMetrics() {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
-  return { registry, httpRequests, httpDuration };
+  const auditQuarantined = new Counter({
+    name: "evident_audit_quarantined_total",
+    help: "Audit records the store refused even after escaping, kept in audit_quarantine (alert on any)",
+    registers: [registry],
+  });
+  return { registry, httpRequests, httpDuration, auditQuarantined };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
