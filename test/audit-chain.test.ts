@@ -292,122 +292,132 @@ test("bad legal holds and retention values are 422", async (t) => {
   }
 });
 
-if (POSTGRES_URL) {
-  test("postgres cut off in the middle of a load run: no record lost, spool replays in order, chain verifies (fake upstream, TCP proxy)", async (t) => {
-    const fresh = await freshPostgresUrl();
-    const pgPort = Number(new URL(fresh.url).port || 5432);
-    const proxy = await startTcpProxy(pgPort);
-    const via = new URL(fresh.url);
-    via.port = String(proxy.port);
-    via.hostname = "127.0.0.1";
-    const upstream = await startFakeUpstream({ recordRequests: false });
-    const app = await startTestApp({
-      env: { DATABASE_URL: via.toString(), DATA_DIR: `/tmp/evident-spool-${randomUUID()}` },
+for (const durability of ["local", "store"] as const) {
+  if (POSTGRES_URL) {
+    test(`postgres cut off in the middle of a load run: no record lost, spool replays in order, chain verifies (AUDIT_DURABILITY=${durability}, fake upstream, TCP proxy)`, async (t) => {
+      const fresh = await freshPostgresUrl();
+      const pgPort = Number(new URL(fresh.url).port || 5432);
+      const proxy = await startTcpProxy(pgPort);
+      const via = new URL(fresh.url);
+      via.port = String(proxy.port);
+      via.hostname = "127.0.0.1";
+      const upstream = await startFakeUpstream({ recordRequests: false });
+      const app = await startTestApp({
+        env: {
+          DATABASE_URL: via.toString(),
+          DATA_DIR: `/tmp/evident-spool-${randomUUID()}`,
+          AUDIT_DURABILITY: durability,
+        },
+      });
+      try {
+        await deployModel(app.url, app.adminKey, { name: "durable" }, upstream.url);
+        const key = await customerKey(app.url, app.adminKey, "enterprise");
+        let ok = 0;
+        const failures: string[] = [];
+        const total = 150;
+        let sent = 0;
+        const worker = async () => {
+          while (sent < total) {
+            const i = sent++;
+            if (i === 50) proxy.cut();
+            if (i === 110) proxy.restore();
+            const res = await call(app.url, "POST", "/v1/chat/completions", key, {
+              model: "durable",
+              messages: [{ role: "user", content: `m${i}` }],
+            });
+            if (res.status === 200) ok++;
+            else failures.push(`${i}: ${res.status} ${JSON.stringify(res.json)}`);
+          }
+        };
+        await Promise.all(Array.from({ length: 5 }, worker));
+        t.deepEqual(
+          failures,
+          [],
+          "every call was served (audited to the spool while the store was away)",
+        );
+        t.is(ok, total);
+        for (let i = 0; i < 200 && app.app.ctx.audit.writer.spooling; i++)
+          await new Promise((r) => setTimeout(r, 50));
+        t.false(app.app.ctx.audit.writer.spooling, "the spool was replayed");
+        const check = await call(
+          app.url,
+          "GET",
+          "/api/v1/audit/records?kind=inference&limit=1000",
+          key,
+        );
+        t.is((check.json.data as unknown[]).length, total, "zero records lost");
+        const verified = await call(app.url, "GET", "/api/v1/audit/verify", key);
+        t.true(verified.json.ok as boolean);
+      } finally {
+        await app.close();
+        await upstream.close();
+        await proxy.close();
+        await fresh.drop();
+      }
     });
-    try {
-      await deployModel(app.url, app.adminKey, { name: "durable" }, upstream.url);
-      const key = await customerKey(app.url, app.adminKey, "enterprise");
-      let ok = 0;
-      const failures: string[] = [];
-      const total = 150;
-      let sent = 0;
-      const worker = async () => {
-        while (sent < total) {
-          const i = sent++;
-          if (i === 50) proxy.cut();
-          if (i === 110) proxy.restore();
-          const res = await call(app.url, "POST", "/v1/chat/completions", key, {
-            model: "durable",
-            messages: [{ role: "user", content: `m${i}` }],
-          });
-          if (res.status === 200) ok++;
-          else failures.push(`${i}: ${res.status} ${JSON.stringify(res.json)}`);
-        }
-      };
-      await Promise.all(Array.from({ length: 5 }, worker));
-      t.deepEqual(
-        failures,
-        [],
-        "every call was served (audited to the spool while the store was away)",
-      );
-      t.is(ok, total);
-      for (let i = 0; i < 200 && app.app.ctx.audit.writer.spooling; i++)
-        await new Promise((r) => setTimeout(r, 50));
-      t.false(app.app.ctx.audit.writer.spooling, "the spool was replayed");
-      const check = await call(
-        app.url,
-        "GET",
-        "/api/v1/audit/records?kind=inference&limit=1000",
-        key,
-      );
-      t.is((check.json.data as unknown[]).length, total, "zero records lost");
-      const verified = await call(app.url, "GET", "/api/v1/audit/verify", key);
-      t.true(verified.json.ok as boolean);
-    } finally {
-      await app.close();
-      await upstream.close();
-      await proxy.close();
-      await fresh.drop();
-    }
-  });
-} else {
-  test.skip("postgres outage test needs DATABASE_URL", () => undefined);
-}
+  } else {
+    test.skip(`postgres outage test needs DATABASE_URL (${durability})`, () => undefined);
+  }
 
-if (POSTGRES_URL) {
-  test("when the store is down and the spool is full, new calls are refused with 503 rather than served unaudited (fake upstream, TCP proxy)", async (t) => {
-    const fresh = await freshPostgresUrl();
-    const proxy = await startTcpProxy(Number(new URL(fresh.url).port || 5432));
-    const via = new URL(fresh.url);
-    via.port = String(proxy.port);
-    via.hostname = "127.0.0.1";
-    const upstream = await startFakeUpstream({ recordRequests: false });
-    const app = await startTestApp({
-      env: {
-        DATABASE_URL: via.toString(),
-        DATA_DIR: `/tmp/evident-spool-${randomUUID()}`,
-        AUDIT_SPOOL_MAX_BYTES: "4096",
-      },
+  if (POSTGRES_URL) {
+    test(`when the store is down and the spool is full, new calls are refused with 503 and /readyz says not ready, rather than served unaudited (AUDIT_DURABILITY=${durability}, fake upstream, TCP proxy)`, async (t) => {
+      const fresh = await freshPostgresUrl();
+      const proxy = await startTcpProxy(Number(new URL(fresh.url).port || 5432));
+      const via = new URL(fresh.url);
+      via.port = String(proxy.port);
+      via.hostname = "127.0.0.1";
+      const upstream = await startFakeUpstream({ recordRequests: false });
+      const app = await startTestApp({
+        env: {
+          DATABASE_URL: via.toString(),
+          DATA_DIR: `/tmp/evident-spool-${randomUUID()}`,
+          AUDIT_SPOOL_MAX_BYTES: "4096",
+          AUDIT_DURABILITY: durability,
+        },
+      });
+      try {
+        await deployModel(app.url, app.adminKey, { name: "tiny-spool" }, upstream.url);
+        const key = await customerKey(app.url, app.adminKey, "enterprise");
+        const ask = () =>
+          call(app.url, "POST", "/v1/chat/completions", key, {
+            model: "tiny-spool",
+            messages: [{ role: "user", content: "x" }],
+          });
+        t.is((await ask()).status, 200);
+        proxy.cut();
+        const statuses: number[] = [];
+        for (let i = 0; i < 15; i++) statuses.push((await ask()).status);
+        t.true(statuses.includes(200), "the first calls are spooled and served");
+        const refused = await ask();
+        t.is(refused.status, 503);
+        t.is((refused.json.error as { code: string }).code, "service_unavailable");
+        t.truthy(refused.headers.get("retry-after"));
+        const readyz = await call(app.url, "GET", "/readyz", undefined);
+        t.is(readyz.status, 503);
+        t.false((readyz.json.checks as Record<string, boolean>).audit);
+        t.true(statuses.every((s) => s === 200 || s === 503));
+        proxy.restore();
+        for (let i = 0; i < 200 && app.app.ctx.audit.writer.spooling; i++)
+          await new Promise((r) => setTimeout(r, 50));
+        t.is((await ask()).status, 200, "served again once the spool is replayed");
+        const served = statuses.filter((s) => s === 200).length + 2;
+        const records = await call(
+          app.url,
+          "GET",
+          "/api/v1/audit/records?kind=inference&outcome=completed&limit=1000",
+          key,
+        );
+        t.is(
+          (records.json.data as unknown[]).length,
+          served,
+          "every call that was served has its record",
+        );
+      } finally {
+        await app.close();
+        await upstream.close();
+        await proxy.close();
+        await fresh.drop();
+      }
     });
-    try {
-      await deployModel(app.url, app.adminKey, { name: "tiny-spool" }, upstream.url);
-      const key = await customerKey(app.url, app.adminKey, "enterprise");
-      const ask = () =>
-        call(app.url, "POST", "/v1/chat/completions", key, {
-          model: "tiny-spool",
-          messages: [{ role: "user", content: "x" }],
-        });
-      t.is((await ask()).status, 200);
-      proxy.cut();
-      const statuses: number[] = [];
-      for (let i = 0; i < 15; i++) statuses.push((await ask()).status);
-      t.true(statuses.includes(200), "the first calls are spooled and served");
-      const refused = await ask();
-      t.is(refused.status, 503);
-      t.is((refused.json.error as { code: string }).code, "service_unavailable");
-      t.truthy(refused.headers.get("retry-after"));
-      t.true(statuses.every((s) => s === 200 || s === 503));
-      proxy.restore();
-      for (let i = 0; i < 200 && app.app.ctx.audit.writer.spooling; i++)
-        await new Promise((r) => setTimeout(r, 50));
-      t.is((await ask()).status, 200, "served again once the spool is replayed");
-      const served = statuses.filter((s) => s === 200).length + 2;
-      const records = await call(
-        app.url,
-        "GET",
-        "/api/v1/audit/records?kind=inference&outcome=completed&limit=1000",
-        key,
-      );
-      t.is(
-        (records.json.data as unknown[]).length,
-        served,
-        "every call that was served has its record",
-      );
-    } finally {
-      await app.close();
-      await upstream.close();
-      await proxy.close();
-      await fresh.drop();
-    }
-  });
+  }
 }

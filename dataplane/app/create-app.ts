@@ -188,6 +188,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     clock,
     logger,
     VERSION,
+    () => writer.caughtUp(),
   );
   exportJobs.start();
   const stopGuardConfig = await guardConfig.start();

@@ -46,6 +46,7 @@ export class AuditSpool {
   /** Bytes appended, and bytes released, since the log was opened (found at start included). */
   private appendedTotal = 0;
   private releasedTotal = 0;
+  private refused = false;
 
   private constructor(
     private readonly dir: string,
@@ -86,9 +87,9 @@ export class AuditSpool {
     return this.backlogBytes === 0;
   }
 
-  /** Room for roughly one more batch. */
+  /** Room for more: false from a refused append until the ingester releases something. */
   hasRoom(): boolean {
-    return this.backlogBytes < this.maxBytes;
+    return !this.refused && this.backlogBytes < this.maxBytes;
   }
 
   /** Called after every durable append (the ingester wakes up). */
@@ -111,7 +112,10 @@ export class AuditSpool {
     let text = "";
     for (const r of records) text += `${JSON.stringify(r)}\n`;
     const data = Buffer.from(text, "utf8");
-    if (this.backlogBytes + data.length > this.maxBytes) throw new SpoolFullError();
+    if (this.backlogBytes + data.length > this.maxBytes) {
+      this.refused = true;
+      throw new SpoolFullError();
+    }
     const last = this.segments.at(-1);
     if (!this.writing || !last || last.bytes >= SEGMENT_BYTES) await this.rotate();
     const writing = this.writing as NonNullable<typeof this.writing>;
@@ -195,6 +199,7 @@ export class AuditSpool {
   release(cursor: SpoolCursor, bytes: number): Promise<void> {
     return this.serial(async () => {
       this.releasedTotal = Math.min(this.appendedTotal, this.releasedTotal + bytes);
+      if (bytes > 0) this.refused = false;
       this.released = { ...cursor };
       while (this.segments.length > 0) {
         const first = this.segments[0] as Segment;

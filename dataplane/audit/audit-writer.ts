@@ -47,6 +47,8 @@ export class AuditWriter {
   private queue: Waiting[] = [];
   private flushing: Promise<void> | undefined;
   private brokenUntil = 0;
+  /** The latest append: once it is durable, so is every earlier one (batches run in order). */
+  private latest: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: Database,
@@ -78,15 +80,28 @@ export class AuditWriter {
 
   /** Resolves once the record is durable (see AuditDurability). */
   append(record: PendingAuditRecord): Promise<void> {
-    return new Promise((resolve, reject) => {
+    const appended = new Promise<void>((resolve, reject) => {
       this.queue.push({ record, resolve, reject });
       this.flushing ??= this.flush();
     });
+    this.latest = appended.catch(() => undefined);
+    return appended;
   }
 
-  /** Resolves once everything answered so far can be read from the store (bounded wait). */
-  caughtUp(timeoutMs = 5_000): Promise<void> {
-    return this.ingester.caughtUp(timeoutMs);
+  /**
+   * Resolves once every record appended so far can be read from the store, or after about
+   * `timeoutMs` (reads then show what the store has; the rest follows when it is ingested).
+   */
+  async caughtUp(timeoutMs = 5_000): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+      timer.unref();
+    });
+    await Promise.race([this.latest, timeout]);
+    clearTimeout(timer);
+    await this.ingester.caughtUp(Math.max(0, until - Date.now()));
   }
 
   private async flush(): Promise<void> {
