@@ -1,9 +1,21 @@
 import { mkdir, open, readdir, rm, stat, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import type { PendingAuditRecord } from "../store/audit-repository.js";
+import { parseLines, type SpooledLine } from "./audit-spool-lines.js";
+
+export type { SpooledLine } from "./audit-spool-lines.js";
 
 const SEGMENT_BYTES = 4 * 1024 * 1024;
 const READ_CHUNK = 256 * 1024;
+/** Recent appends kept in memory, so the ingester need not read and parse them back. */
+const RECENT_BYTES = 8 * 1024 * 1024;
+
+interface RecentAppend {
+  segment: number;
+  offset: number;
+  end: number;
+  records: readonly PendingAuditRecord[];
+}
 
 export class SpoolFullError extends Error {
   constructor() {
@@ -17,9 +29,6 @@ export interface SpoolCursor {
   segment: number;
   offset: number;
 }
-
-/** One line read back: the record, or the raw text of a line that is not a record. */
-export type SpooledLine = { record: PendingAuditRecord } | { unreadable: string };
 
 interface Segment {
   number: number;
@@ -47,6 +56,8 @@ export class AuditSpool {
   private appendedTotal = 0;
   private releasedTotal = 0;
   private refused = false;
+  private recent: RecentAppend[] = [];
+  private recentBytes = 0;
 
   private constructor(
     private readonly dir: string,
@@ -128,6 +139,12 @@ export class AuditSpool {
       await this.closeWriting().catch(() => undefined);
       throw err;
     }
+    this.remember({
+      segment: segment.number,
+      offset: segment.bytes,
+      end: segment.bytes + data.length,
+      records,
+    });
     segment.bytes += data.length;
     this.appendedTotal += data.length;
     for (const listener of this.listeners) listener();
@@ -157,6 +174,8 @@ export class AuditSpool {
         at = { segment: following.number, offset: 0 };
         continue;
       }
+      const remembered = this.fromMemory(at, maxBytes);
+      if (remembered) return remembered;
       const chunk = await this.readBytes(segment.number, at.offset, available, maxBytes);
       const end = chunk.lastIndexOf(10);
       if (end < 0) {
@@ -176,6 +195,37 @@ export class AuditSpool {
         bytes: end + 1,
       };
     }
+  }
+
+  private remember(append: RecentAppend): void {
+    this.recent.push(append);
+    this.recentBytes += append.end - append.offset;
+    while (this.recentBytes > RECENT_BYTES && this.recent.length > 1) this.forgetOldest();
+  }
+
+  private forgetOldest(): void {
+    const first = this.recent.shift();
+    if (first) this.recentBytes -= first.end - first.offset;
+  }
+
+  /** Consecutive recent appends from exactly `at` on (up to about `maxBytes`), if remembered. */
+  private fromMemory(at: SpoolCursor, maxBytes: number) {
+    let i = this.recent.findIndex((r) => r.segment === at.segment && r.offset === at.offset);
+    if (i < 0) return undefined;
+    const lines: SpooledLine[] = [];
+    let end = at.offset;
+    for (; i < this.recent.length; i++) {
+      const r = this.recent[i] as RecentAppend;
+      if (
+        r.segment !== at.segment ||
+        r.offset !== end ||
+        (lines.length > 0 && end - at.offset >= maxBytes)
+      )
+        break;
+      for (const record of r.records) lines.push({ record });
+      end = r.end;
+    }
+    return { lines, next: { segment: at.segment, offset: end }, bytes: end - at.offset };
   }
 
   /** Reads from `offset` up to `want` bytes, growing the read until a whole line is in it. */
@@ -201,6 +251,12 @@ export class AuditSpool {
       this.releasedTotal = Math.min(this.appendedTotal, this.releasedTotal + bytes);
       if (bytes > 0) this.refused = false;
       this.released = { ...cursor };
+      while (
+        this.recent[0] &&
+        (this.recent[0].segment < cursor.segment ||
+          (this.recent[0].segment === cursor.segment && this.recent[0].end <= cursor.offset))
+      )
+        this.forgetOldest();
       while (this.segments.length > 0) {
         const first = this.segments[0] as Segment;
         if (first.number >= cursor.segment || this.writing?.number === first.number) break;
@@ -227,31 +283,4 @@ export class AuditSpool {
     this.writing = undefined;
     await w?.file.close();
   }
-}
-
-function isRecord(value: unknown): value is PendingAuditRecord {
-  if (typeof value !== "object" || value === null) return false;
-  const { fields, content } = value as { fields?: unknown; content?: unknown };
-  if (typeof fields !== "object" || fields === null || typeof content !== "object") return false;
-  const f = fields as Record<string, unknown>;
-  return (
-    typeof f.id === "string" &&
-    typeof f.customer_id === "string" &&
-    typeof f.occurred_at === "string"
-  );
-}
-
-function parseLines(text: string): SpooledLine[] {
-  const out: SpooledLine[] = [];
-  for (const line of text.split("\n")) {
-    if (line.trim() === "") continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      parsed = undefined;
-    }
-    out.push(isRecord(parsed) ? { record: parsed } : { unreadable: line });
-  }
-  return out;
 }
