@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, readdir, rm } from "node:fs/promises";
+import { appendFile, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import test from "ava";
@@ -34,7 +34,7 @@ test("records appended are read back in order; what was not released is read aga
     t.true(spool.isEmpty());
     await spool.append([rec("d")]);
     await spool.close();
-    const [segment] = await readdir(dir);
+    const [segment] = (await readdir(dir)).filter((n) => n.endsWith(".jsonl"));
     await appendFile(path.join(dir, segment ?? ""), '{"fields":{"id":"torn');
 
     const again = await AuditSpool.open(dir, 1024 * 1024);
@@ -42,8 +42,25 @@ test("records appended are read back in order; what was not released is read aga
     t.deepEqual(second.ids, ["a", "b", "c", "d"], "the log holds until segments are released");
     await again.append([rec("e")]);
     t.deepEqual((await readAll(again, second.cursor)).ids, ["e"]);
-    t.deepEqual(await readdir(dir), ["00000002.jsonl"], "released segments are deleted");
+    t.deepEqual(
+      (await readdir(dir)).filter((n) => n.endsWith(".jsonl")),
+      ["00000002.jsonl"],
+      "released segments are deleted",
+    );
     await again.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("a directory owned by another live process is refused", async (t) => {
+  const dir = await mkdtemp(path.join(tmpdir(), "evident-spool-test-"));
+  try {
+    await writeFile(path.join(dir, "owner.pid"), String(process.ppid));
+    await t.throwsAsync(AuditSpool.open(dir, 1024), { message: /in use by process/ });
+    await writeFile(path.join(dir, "owner.pid"), "999999999");
+    await (await AuditSpool.open(dir, 1024)).close();
+    t.pass("a lock left by a process that is gone is taken over");
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

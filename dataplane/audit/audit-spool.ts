@@ -1,6 +1,7 @@
 import { mkdir, open, readdir, rm, stat, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import type { PendingAuditRecord } from "../store/audit-repository.js";
+import { claimDirectory, LOCK_FILE } from "./audit-spool-owner.js";
 import { parseLines, type SpooledLine } from "./audit-spool-lines.js";
 
 export type { SpooledLine } from "./audit-spool-lines.js";
@@ -68,6 +69,7 @@ export class AuditSpool {
 
   static async open(dir: string, maxBytes: number): Promise<AuditSpool> {
     await mkdir(dir, { recursive: true });
+    await claimDirectory(dir);
     const spool = new AuditSpool(dir, maxBytes);
     const names = (await readdir(dir)).filter((n) => /^\d{8}\.jsonl$/.test(n)).sort();
     for (const name of names) {
@@ -267,7 +269,10 @@ export class AuditSpool {
   }
 
   close(): Promise<void> {
-    return this.serial(() => this.closeWriting());
+    return this.serial(async () => {
+      await this.closeWriting();
+      await rm(path.join(this.dir, LOCK_FILE), { force: true });
+    });
   }
 
   private async rotate(): Promise<void> {
