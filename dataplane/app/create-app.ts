@@ -289,6 +289,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const document = buildOpenApi(routes);
   const http = buildHttpServer(ctx, routes, limits.checkManagement);
   usage.start();
+  // Records left in the local log by a crash, and start-up's own, reach the store before serving.
+  await writer.caughtUp();
   batchRunner.start();
 
   return {
