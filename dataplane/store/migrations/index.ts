@@ -6,6 +6,7 @@ import { sql as guardrails } from "./0005-guardrails.js";
 import { sql as routes } from "./0006-routes.js";
 import { sql as auditColumnsAndQuarantine } from "./0007-audit-columns-and-quarantine.js";
 import { sql as filesAndBatches } from "./0013-files-and-batches.js";
+import { sql as realtimeModality } from "./0016-realtime-modality.js";
 
 export interface Migration {
   id: number;
@@ -23,4 +24,5 @@ export const migrations: readonly Migration[] = [
   { id: 6, name: "routes", sql: routes },
   { id: 7, name: "audit-columns-and-quarantine", sql: auditColumnsAndQuarantine },
   { id: 13, name: "files-and-batches", sql: filesAndBatches },
+  { id: 16, name: "realtime-modality", sql: realtimeModality },
 ];
