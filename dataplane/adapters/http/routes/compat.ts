@@ -9,7 +9,11 @@ import { newInferenceCall, type Endpoint } from "../../../core/inference-call.js
 import { headersForRouting } from "../../../routing/routes/headers-for-routing.js";
 import { errorSchema } from "../common-schemas.js";
 import { declaredClassification } from "../compat/call-lifecycle.js";
-import { chatCompletionRequest, embeddingRequest, modelList } from "../compat/compat-schemas.js";
+import {
+  chatCompletionRequestWithPrompt,
+  embeddingRequest,
+  modelList,
+} from "../compat/compat-schemas.js";
 import { spoolMultipart } from "../compat/multipart-spool.js";
 import { relayJson } from "../compat/relay-json.js";
 import { relayStream } from "../compat/relay-stream.js";
@@ -52,13 +56,16 @@ export function compatRoutes(ctx: AppContext): AnyRouteSpec[] {
       path: "/v1/chat/completions",
       tag: "compatible",
       summary: "Chat completion (JSON, or server-sent events when stream is true)",
-      body: chatCompletionRequest,
+      body: chatCompletionRequestWithPrompt,
       responses: {
         200: { description: "ChatCompletionResponse or text/event-stream" },
         ...inferenceErrors,
       },
       handler: async (input) => {
-        const call = startCall(ctx, input, "chat.completions", input.body);
+        const prompted = await ctx.prompts.expand(input.caller as Caller, input.body);
+        const call = startCall(ctx, input, "chat.completions", prompted.body);
+        call.prompt = prompted.use;
+        call.cacheable = true;
         return call.stream
           ? relayStream(ctx, call, input.reply)
           : relayJson(ctx, call, input.reply, { path: "/chat/completions" });
