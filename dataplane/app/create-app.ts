@@ -36,6 +36,8 @@ import { BackendRepository } from "../store/backend-repository.js";
 import { DeploymentRepository } from "../store/deployment-repository.js";
 import { ModelRepository } from "../store/model-repository.js";
 import { UpstreamClient } from "../upstream/upstream-client.js";
+import { DestinationPolicy } from "../upstream/destination-policy.js";
+import { HOP_LABEL } from "../upstream/hop-marker.js";
 import { auditRoutes } from "../adapters/http/routes/audit.js";
 import { AuditLog } from "../audit/audit-log.js";
 import { AuditSpool } from "../audit/audit-spool.js";
@@ -49,6 +51,8 @@ import { RetentionRepository } from "../store/retention-repository.js";
 import path from "node:path";
 import { Gauge } from "prom-client";
 import { buildLimits } from "./limits-wiring.js";
+import { MemoryConcurrencyCap, withConcurrencyCap } from "../limits/concurrency-cap.js";
+import { RedisConcurrencyCap } from "../limits/redis-concurrency-cap.js";
 import { guardrailRoutes } from "../adapters/http/routes/guardrails.js";
 import { GuardConfigService } from "../guardrails/enforcement/guard-config.js";
 import { guardStages } from "../guardrails/enforcement/guard-stages.js";
@@ -124,9 +128,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }
   });
 
-  const { generated } = await withAdvisoryLock(db, BOOTSTRAP_LOCK_ID, () =>
+  const { generated, restored } = await withAdvisoryLock(db, BOOTSTRAP_LOCK_ID, () =>
     accounts.bootstrapAdmin(config.EVIDENT_ADMIN_KEY),
   );
+  if (restored) logger.warn("the bootstrap admin key (EVIDENT_ADMIN_KEY) was revoked; restored");
 
   const models = new ModelRepository(db);
   const deployments = new DeploymentRepository(db);
@@ -145,6 +150,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     connectMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
     headersMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
     bodyMs: config.UPSTREAM_BODY_TIMEOUT_MS,
+    // The per-customer cap, not the pool, is what one tenant runs into.
+    connections: Math.max(
+      config.UPSTREAM_POOL_CONNECTIONS,
+      2 * Math.max(...Object.values(config.CUSTOMER_CONCURRENCY)),
+    ),
+    policy: new DestinationPolicy(config.UPSTREAM_ALLOWED_CIDRS),
+    hopToken: cipher.derive(HOP_LABEL),
+    onFailure: (target, reason) => logger.warn({ target, reason }, "upstream attempt failed"),
   });
   const metrics = createMetrics();
   const auditRepo = new AuditRepository(db);
@@ -210,6 +223,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   exportJobs.start();
   const stopGuardConfig = await guardConfig.start();
   const limits = await buildLimits({ config, clock, logger, metrics, db, redis });
+  const concurrency = redis
+    ? new RedisConcurrencyCap(redis, config.CUSTOMER_CONCURRENCY, logger)
+    : new MemoryConcurrencyCap(config.CUSTOMER_CONCURRENCY);
   const guards = guardStages(guardConfig, { routing, health, upstream });
   const cacheRepo = new CacheRepository(db);
   const semanticSearch = await cacheRepo.prepareVectors();
@@ -218,7 +234,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const stopCacheConfigs = await cacheConfigs.start();
   const stopCacheSweep = startExpirySweep(cacheRepo, clock, logger, 60_000);
   const pipeline = new Pipeline({
-    limit: limits.stage,
+    limit: withConcurrencyCap(limits.stage, concurrency),
     guardRequest: guards.request,
     route: routeStage(routing, health),
     cache: cacheStage({
@@ -344,6 +360,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await exportJobs.stop();
       await writer.stop(config.SHUTDOWN_GRACE_MS);
       await limits.close();
+      await concurrency.close();
       stopCacheSweep();
       await stopCacheConfigs().catch(() => undefined);
       await stopGuardConfig().catch(() => undefined);

@@ -15,6 +15,18 @@ export function costOf(call: InferenceCall): number | undefined {
   return Math.round(usd * 1e8) / 1e8;
 }
 
+/** What the call's guardrail model checks cost (their classifier calls). */
+export function checksCostOf(call: InferenceCall): number {
+  return call.checkCalls.reduce((sum, c) => sum + c.costUsd, 0);
+}
+
+/** The call's cost including its model checks; undefined when nothing was used. */
+export function totalCostOf(call: InferenceCall): number | undefined {
+  const own = costOf(call);
+  if (own === undefined && call.checkCalls.length === 0) return undefined;
+  return Math.round(((own ?? 0) + checksCostOf(call)) * 1e8) / 1e8;
+}
+
 /** The audit record of one inference call, whatever its outcome. Never contains the key. */
 export function recordForCall(
   call: InferenceCall,
@@ -70,7 +82,7 @@ export function recordForCall(
             source: call.usage.source,
           }
         : null,
-      cost_usd: call.costUsd ?? costOf(call) ?? null,
+      cost_usd: call.costUsd ?? totalCostOf(call) ?? null,
       latency_ms: Math.max(0, now - call.startedAt),
       status: call.status ?? null,
       error_code: call.error?.code ?? null,
@@ -86,7 +98,7 @@ export function recordForCall(
 
 /**
  * What a record says beyond the common fields: the batch line, the realtime session, the prompt
- * template and the response cache (null when none applies).
+ * template, the response cache and the guardrail model checks' own calls (null when none applies).
  */
 function callDetails(call: InferenceCall): Record<string, unknown> | null {
   const details: Record<string, unknown> = {};
@@ -113,6 +125,14 @@ function callDetails(call: InferenceCall): Record<string, unknown> | null {
       saved_tokens: c.savedTokens ?? null,
       saved_cost_usd: c.savedCostUsd ?? null,
     };
+  }
+  if (call.checkCalls.length > 0) {
+    details.model_checks = call.checkCalls.map((c) => ({
+      model: c.model,
+      prompt_tokens: c.promptTokens,
+      completion_tokens: c.completionTokens,
+      cost_usd: c.costUsd,
+    }));
   }
   return Object.keys(details).length > 0 ? details : null;
 }

@@ -35,6 +35,15 @@ export interface CacheOutcome {
   response?: Record<string, unknown>;
 }
 
+/** A guardrail model check's own call to a classifier model, metered to the call that caused it. */
+export interface CheckCall {
+  /** The classifier model's public name. */
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
+}
+
 /** How a call ended, for metering and audit. */
 export type CallOutcome =
   | "completed"
@@ -89,6 +98,10 @@ export interface InferenceCall {
   responseHeaders: Record<string, string>;
   /** Tokens reserved before forwarding (estimate), settled to `usage` after the call. */
   reservedTokens: number;
+  /** Gateways this call has passed before reaching us (0 from a client); outbound calls add one. */
+  hops: number;
+  /** Classifier calls made by guardrail model checks for this call (metered and audited with it). */
+  checkCalls: CheckCall[];
   /** Set by the adapter when it can serve a response from the cache (REST chat completions). */
   cacheable?: boolean;
   cache?: CacheOutcome;
@@ -143,6 +156,7 @@ export function newInferenceCall(init: {
   declaredClassification?: ClassificationLevel;
   startedAt: number;
   requestHeaders?: Readonly<Record<string, string>>;
+  hops?: number;
 }): InferenceCall {
   return {
     ...init,
@@ -162,5 +176,7 @@ export function newInferenceCall(init: {
     costUsd: undefined,
     responseHeaders: {},
     reservedTokens: 0,
+    hops: init.hops ?? 0,
+    checkCalls: [],
   };
 }

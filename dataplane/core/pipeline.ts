@@ -1,5 +1,6 @@
 import { GatewayError } from "./errors.js";
 import type { InferenceCall } from "./inference-call.js";
+import { INFERENCE_ROLES, requireRole } from "./permissions.js";
 
 /** Rewrites streamed completion text as it passes (guardrails on output). */
 export interface StreamTextFilter {
@@ -52,6 +53,7 @@ export class Pipeline {
 
   /** The request half: every stage's beforeForward, in order. Throws the first refusal. */
   async admit(call: InferenceCall): Promise<void> {
+    requireRole(call.caller, INFERENCE_ROLES, "call models");
     for (const stage of this.stages) await stage.beforeForward?.(call);
   }
 

@@ -52,7 +52,7 @@ export class GuardConfigService {
 
   async forCall(customerId: string, keyId: string): Promise<GuardConfig> {
     const entry = await this.customer(customerId);
-    const override = await this.keyOverride(keyId);
+    const override = await this.keyOverride(keyId, customerId);
     if (override === null) return entry;
     let byOverride = this.merged.get(entry);
     if (byOverride === undefined) this.merged.set(entry, (byOverride = new WeakMap()));
@@ -95,10 +95,13 @@ export class GuardConfigService {
     });
   }
 
-  /** The key's stored override, validated once when loaded (an invalid one counts as none). */
-  private keyOverride(keyId: string): Promise<PolicyPatch | null> {
+  /**
+   * The key's stored override (only if the key is this customer's), validated once when loaded
+   * (an invalid one counts as none).
+   */
+  private keyOverride(keyId: string, customerId: string): Promise<PolicyPatch | null> {
     return this.keys.get(keyId, async () => {
-      const stored = await this.repo.keyOverride(keyId);
+      const stored = await this.repo.keyOverride(keyId, customerId);
       if (!stored) return null;
       const parsed = policyPatchSchema.safeParse(stored);
       return parsed.success ? parsed.data : null;

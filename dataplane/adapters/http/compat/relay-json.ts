@@ -72,6 +72,7 @@ export async function executeJsonCall(
           method: "POST",
           body: built.body,
           headers: { accept: "application/json", "x-request-id": call.requestId, ...built.headers },
+          hops: call.hops,
         };
       },
       { retries: ctx.config.UPSTREAM_RETRIES, signal: abort.signal },

@@ -39,6 +39,7 @@ export async function relayStream(
       (target) => ({
         path: "/chat/completions",
         method: "POST",
+        hops: call.hops,
         headers: {
           "content-type": "application/json",
           accept: "text/event-stream",

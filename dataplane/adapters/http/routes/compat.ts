@@ -7,6 +7,7 @@ import { GatewayError } from "../../../core/errors.js";
 import type { Caller } from "../../../core/identity.js";
 import { newInferenceCall, type Endpoint } from "../../../core/inference-call.js";
 import { headersForRouting } from "../../../routing/routes/headers-for-routing.js";
+import { checkIncomingHops } from "../../../upstream/hop-marker.js";
 import { errorSchema } from "../common-schemas.js";
 import { declaredClassification } from "../compat/call-lifecycle.js";
 import {
@@ -26,8 +27,9 @@ const inferenceErrors = {
   403: { description: "model requires a higher tier", schema: errorSchema },
   404: { description: "model not found", schema: errorSchema },
   422: { description: "validation failed", schema: errorSchema },
-  429: { description: "rate limit exceeded", schema: errorSchema },
+  429: { description: "rate limit or concurrency cap exceeded", schema: errorSchema },
   502: { description: "backend error", schema: errorSchema },
+  508: { description: "loop_detected: the gateway called itself", schema: errorSchema },
 };
 
 function startCall(
@@ -36,6 +38,12 @@ function startCall(
   endpoint: Endpoint,
   body: Record<string, unknown>,
 ) {
+  // A call the gateway sent to itself (through a backend pointing back at it) stops here.
+  const hops = checkIncomingHops(
+    input.request.headers,
+    ctx.upstream.hopToken,
+    ctx.config.UPSTREAM_MAX_HOPS,
+  );
   return newInferenceCall({
     requestId: input.requestId,
     endpoint,
@@ -46,6 +54,7 @@ function startCall(
     declaredClassification: declaredClassification(input.request, body),
     startedAt: ctx.clock.now(),
     requestHeaders: headersForRouting(input.request.headers),
+    hops,
   });
 }
 
