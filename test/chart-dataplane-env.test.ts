@@ -48,6 +48,8 @@ test("every variable the chart sets for the data plane is one dataplane/config r
     "PORT",
     "GRPC_PORT",
     "LOG_LEVEL",
+    "AUDIT_DURABILITY",
+    "AUDIT_SPOOL_DIR",
     "SHUTDOWN_DRAIN_DELAY_MS",
     "EVIDENT_ADMIN_KEY",
     "DATABASE_URL",
