@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import test from "ava";
+import { canonicalJson, sha256Hex } from "../dataplane/audit/audit-record.js";
 import type { PendingAuditRecord } from "../dataplane/store/audit-repository.js";
 import { startFakeUpstream } from "./fakes/fake-openai-upstream.js";
 import { freshPostgresUrl, POSTGRES_URL } from "./support/databases.js";
@@ -8,6 +9,7 @@ import { startTcpProxy } from "./support/tcp-proxy.js";
 import { call, startTestApp, type RunningApp } from "./support/test-app.js";
 
 function pending(customerId: string, occurredAt: Date, model = "m"): PendingAuditRecord {
+  const content = { mode: "full", request: { x: 1 }, response: null };
   return {
     fields: {
       id: `aud_${randomUUID()}`,
@@ -31,10 +33,10 @@ function pending(customerId: string, occurredAt: Date, model = "m"): PendingAudi
       outcome: "completed",
       request_sha256: null,
       response_sha256: null,
-      content_sha256: null,
+      content_sha256: sha256Hex(canonicalJson(content)),
       details: null,
     },
-    content: { mode: "full", request: { x: 1 }, response: null },
+    content,
   };
 }
 
@@ -93,6 +95,75 @@ for (const tampering of [
     }
   });
 }
+
+/**
+ * Every column of audit_records, edited in SQL, is reported by verification at that record. The
+ * query columns are generated from the hashed fields, so the store refuses to edit them; with the
+ * generation dropped (someone with DDL rights), verification still compares them.
+ */
+const columnEdits: { column: string; sql: string; generated?: boolean; reason?: string }[] = [
+  { column: "id", sql: "SET id = 'aud_forged'" },
+  { column: "customer_id", sql: "SET customer_id = 'c_other'", reason: "sequence_gap" },
+  { column: "seq", sql: "SET seq = 99", reason: "sequence_gap" },
+  { column: "occurred_at", sql: "SET occurred_at = occurred_at - interval '1 day'" },
+  { column: "kind", sql: "SET kind = 'management'", generated: true },
+  { column: "request_id", sql: "SET request_id = 'req_forged'", generated: true },
+  { column: "model", sql: "SET model = 'gpt-forged'", generated: true },
+  { column: "outcome", sql: "SET outcome = 'blocked'", generated: true },
+  { column: "fields", sql: "SET fields = jsonb_set(fields, '{outcome}', '\"blocked\"')" },
+  { column: "content", sql: "SET content = jsonb_set(content, '{request}', '{\"x\": 2}')" },
+  { column: "record_digest", sql: "SET record_digest = repeat('a', 64)" },
+  { column: "prev_hash", sql: "SET prev_hash = repeat('b', 64)" },
+  { column: "hash", sql: "SET hash = repeat('c', 64)" },
+  { column: "tombstoned_at", sql: "SET tombstoned_at = now()" },
+];
+
+test("editing any column of audit_records in SQL is reported by verification at that record", async (t) => {
+  const app = await startTestApp();
+  try {
+    const customer = (column: string) => `c_col_${column}`;
+    const report = async (column: string) =>
+      (
+        await call(
+          app.url,
+          "GET",
+          `/api/v1/audit/verify?customer_id=${customer(column)}`,
+          app.adminKey,
+        )
+      ).json as { ok: boolean; first_broken: { seq: number; reason: string } | null };
+    for (const edit of columnEdits) {
+      await seed(
+        app,
+        customer(edit.column),
+        Array.from({ length: 6 }, () => new Date()),
+      );
+      t.true((await report(edit.column)).ok);
+    }
+    const update = (edit: (typeof columnEdits)[number]) =>
+      app.app.ctx.db.exec(
+        `UPDATE audit_records ${edit.sql} WHERE customer_id = '${customer(edit.column)}' AND seq = 4`,
+      );
+    for (const edit of columnEdits.filter((e) => e.generated)) {
+      const refused = await update(edit).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      t.truthy(refused, `the store refuses to edit the generated column ${edit.column}`);
+      await app.app.ctx.db.exec(
+        `ALTER TABLE audit_records ALTER COLUMN ${edit.column} DROP EXPRESSION`,
+      );
+    }
+    for (const edit of columnEdits) {
+      await update(edit);
+      const r = await report(edit.column);
+      t.false(r.ok, edit.column);
+      t.is(r.first_broken?.seq, 4, edit.column);
+      if (edit.reason) t.is(r.first_broken?.reason, edit.reason, edit.column);
+    }
+  } finally {
+    await app.close();
+  }
+});
 
 test("recomputing the chain after an edit is caught by the signed checkpoint", async (t) => {
   const app = await startTestApp();
@@ -221,122 +292,132 @@ test("bad legal holds and retention values are 422", async (t) => {
   }
 });
 
-if (POSTGRES_URL) {
-  test("postgres cut off in the middle of a load run: no record lost, spool replays in order, chain verifies (fake upstream, TCP proxy)", async (t) => {
-    const fresh = await freshPostgresUrl();
-    const pgPort = Number(new URL(fresh.url).port || 5432);
-    const proxy = await startTcpProxy(pgPort);
-    const via = new URL(fresh.url);
-    via.port = String(proxy.port);
-    via.hostname = "127.0.0.1";
-    const upstream = await startFakeUpstream({ recordRequests: false });
-    const app = await startTestApp({
-      env: { DATABASE_URL: via.toString(), DATA_DIR: `/tmp/evident-spool-${randomUUID()}` },
+for (const durability of ["local", "store"] as const) {
+  if (POSTGRES_URL) {
+    test(`postgres cut off in the middle of a load run: no record lost, spool replays in order, chain verifies (AUDIT_DURABILITY=${durability}, fake upstream, TCP proxy)`, async (t) => {
+      const fresh = await freshPostgresUrl();
+      const pgPort = Number(new URL(fresh.url).port || 5432);
+      const proxy = await startTcpProxy(pgPort);
+      const via = new URL(fresh.url);
+      via.port = String(proxy.port);
+      via.hostname = "127.0.0.1";
+      const upstream = await startFakeUpstream({ recordRequests: false });
+      const app = await startTestApp({
+        env: {
+          DATABASE_URL: via.toString(),
+          DATA_DIR: `/tmp/evident-spool-${randomUUID()}`,
+          AUDIT_DURABILITY: durability,
+        },
+      });
+      try {
+        await deployModel(app.url, app.adminKey, { name: "durable" }, upstream.url);
+        const key = await customerKey(app.url, app.adminKey, "enterprise");
+        let ok = 0;
+        const failures: string[] = [];
+        const total = 150;
+        let sent = 0;
+        const worker = async () => {
+          while (sent < total) {
+            const i = sent++;
+            if (i === 50) proxy.cut();
+            if (i === 110) proxy.restore();
+            const res = await call(app.url, "POST", "/v1/chat/completions", key, {
+              model: "durable",
+              messages: [{ role: "user", content: `m${i}` }],
+            });
+            if (res.status === 200) ok++;
+            else failures.push(`${i}: ${res.status} ${JSON.stringify(res.json)}`);
+          }
+        };
+        await Promise.all(Array.from({ length: 5 }, worker));
+        t.deepEqual(
+          failures,
+          [],
+          "every call was served (audited to the spool while the store was away)",
+        );
+        t.is(ok, total);
+        for (let i = 0; i < 200 && app.app.ctx.audit.writer.spooling; i++)
+          await new Promise((r) => setTimeout(r, 50));
+        t.false(app.app.ctx.audit.writer.spooling, "the spool was replayed");
+        const check = await call(
+          app.url,
+          "GET",
+          "/api/v1/audit/records?kind=inference&limit=1000",
+          key,
+        );
+        t.is((check.json.data as unknown[]).length, total, "zero records lost");
+        const verified = await call(app.url, "GET", "/api/v1/audit/verify", key);
+        t.true(verified.json.ok as boolean);
+      } finally {
+        await app.close();
+        await upstream.close();
+        await proxy.close();
+        await fresh.drop();
+      }
     });
-    try {
-      await deployModel(app.url, app.adminKey, { name: "durable" }, upstream.url);
-      const key = await customerKey(app.url, app.adminKey, "enterprise");
-      let ok = 0;
-      const failures: string[] = [];
-      const total = 150;
-      let sent = 0;
-      const worker = async () => {
-        while (sent < total) {
-          const i = sent++;
-          if (i === 50) proxy.cut();
-          if (i === 110) proxy.restore();
-          const res = await call(app.url, "POST", "/v1/chat/completions", key, {
-            model: "durable",
-            messages: [{ role: "user", content: `m${i}` }],
-          });
-          if (res.status === 200) ok++;
-          else failures.push(`${i}: ${res.status} ${JSON.stringify(res.json)}`);
-        }
-      };
-      await Promise.all(Array.from({ length: 5 }, worker));
-      t.deepEqual(
-        failures,
-        [],
-        "every call was served (audited to the spool while the store was away)",
-      );
-      t.is(ok, total);
-      for (let i = 0; i < 200 && app.app.ctx.audit.writer.spooling; i++)
-        await new Promise((r) => setTimeout(r, 50));
-      t.false(app.app.ctx.audit.writer.spooling, "the spool was replayed");
-      const check = await call(
-        app.url,
-        "GET",
-        "/api/v1/audit/records?kind=inference&limit=1000",
-        key,
-      );
-      t.is((check.json.data as unknown[]).length, total, "zero records lost");
-      const verified = await call(app.url, "GET", "/api/v1/audit/verify", key);
-      t.true(verified.json.ok as boolean);
-    } finally {
-      await app.close();
-      await upstream.close();
-      await proxy.close();
-      await fresh.drop();
-    }
-  });
-} else {
-  test.skip("postgres outage test needs DATABASE_URL", () => undefined);
-}
+  } else {
+    test.skip(`postgres outage test needs DATABASE_URL (${durability})`, () => undefined);
+  }
 
-if (POSTGRES_URL) {
-  test("when the store is down and the spool is full, new calls are refused with 503 rather than served unaudited (fake upstream, TCP proxy)", async (t) => {
-    const fresh = await freshPostgresUrl();
-    const proxy = await startTcpProxy(Number(new URL(fresh.url).port || 5432));
-    const via = new URL(fresh.url);
-    via.port = String(proxy.port);
-    via.hostname = "127.0.0.1";
-    const upstream = await startFakeUpstream({ recordRequests: false });
-    const app = await startTestApp({
-      env: {
-        DATABASE_URL: via.toString(),
-        DATA_DIR: `/tmp/evident-spool-${randomUUID()}`,
-        AUDIT_SPOOL_MAX_BYTES: "4096",
-      },
+  if (POSTGRES_URL) {
+    test(`when the store is down and the spool is full, new calls are refused with 503 and /readyz says not ready, rather than served unaudited (AUDIT_DURABILITY=${durability}, fake upstream, TCP proxy)`, async (t) => {
+      const fresh = await freshPostgresUrl();
+      const proxy = await startTcpProxy(Number(new URL(fresh.url).port || 5432));
+      const via = new URL(fresh.url);
+      via.port = String(proxy.port);
+      via.hostname = "127.0.0.1";
+      const upstream = await startFakeUpstream({ recordRequests: false });
+      const app = await startTestApp({
+        env: {
+          DATABASE_URL: via.toString(),
+          DATA_DIR: `/tmp/evident-spool-${randomUUID()}`,
+          AUDIT_SPOOL_MAX_BYTES: "4096",
+          AUDIT_DURABILITY: durability,
+        },
+      });
+      try {
+        await deployModel(app.url, app.adminKey, { name: "tiny-spool" }, upstream.url);
+        const key = await customerKey(app.url, app.adminKey, "enterprise");
+        const ask = () =>
+          call(app.url, "POST", "/v1/chat/completions", key, {
+            model: "tiny-spool",
+            messages: [{ role: "user", content: "x" }],
+          });
+        t.is((await ask()).status, 200);
+        proxy.cut();
+        const statuses: number[] = [];
+        for (let i = 0; i < 15; i++) statuses.push((await ask()).status);
+        t.true(statuses.includes(200), "the first calls are spooled and served");
+        const refused = await ask();
+        t.is(refused.status, 503);
+        t.is((refused.json.error as { code: string }).code, "service_unavailable");
+        t.truthy(refused.headers.get("retry-after"));
+        const readyz = await call(app.url, "GET", "/readyz", undefined);
+        t.is(readyz.status, 503);
+        t.false((readyz.json.checks as Record<string, boolean>).audit);
+        t.true(statuses.every((s) => s === 200 || s === 503));
+        proxy.restore();
+        for (let i = 0; i < 200 && app.app.ctx.audit.writer.spooling; i++)
+          await new Promise((r) => setTimeout(r, 50));
+        t.is((await ask()).status, 200, "served again once the spool is replayed");
+        const served = statuses.filter((s) => s === 200).length + 2;
+        const records = await call(
+          app.url,
+          "GET",
+          "/api/v1/audit/records?kind=inference&outcome=completed&limit=1000",
+          key,
+        );
+        t.is(
+          (records.json.data as unknown[]).length,
+          served,
+          "every call that was served has its record",
+        );
+      } finally {
+        await app.close();
+        await upstream.close();
+        await proxy.close();
+        await fresh.drop();
+      }
     });
-    try {
-      await deployModel(app.url, app.adminKey, { name: "tiny-spool" }, upstream.url);
-      const key = await customerKey(app.url, app.adminKey, "enterprise");
-      const ask = () =>
-        call(app.url, "POST", "/v1/chat/completions", key, {
-          model: "tiny-spool",
-          messages: [{ role: "user", content: "x" }],
-        });
-      t.is((await ask()).status, 200);
-      proxy.cut();
-      const statuses: number[] = [];
-      for (let i = 0; i < 15; i++) statuses.push((await ask()).status);
-      t.true(statuses.includes(200), "the first calls are spooled and served");
-      const refused = await ask();
-      t.is(refused.status, 503);
-      t.is((refused.json.error as { code: string }).code, "service_unavailable");
-      t.truthy(refused.headers.get("retry-after"));
-      t.true(statuses.every((s) => s === 200 || s === 503));
-      proxy.restore();
-      for (let i = 0; i < 200 && app.app.ctx.audit.writer.spooling; i++)
-        await new Promise((r) => setTimeout(r, 50));
-      t.is((await ask()).status, 200, "served again once the spool is replayed");
-      const served = statuses.filter((s) => s === 200).length + 2;
-      const records = await call(
-        app.url,
-        "GET",
-        "/api/v1/audit/records?kind=inference&outcome=completed&limit=1000",
-        key,
-      );
-      t.is(
-        (records.json.data as unknown[]).length,
-        served,
-        "every call that was served has its record",
-      );
-    } finally {
-      await app.close();
-      await upstream.close();
-      await proxy.close();
-      await fresh.drop();
-    }
-  });
+  }
 }

@@ -49,6 +49,8 @@ test("every variable the chart sets for the data plane is one dataplane/config r
     "GRPC_PORT",
     "METRICS_PORT",
     "LOG_LEVEL",
+    "AUDIT_DURABILITY",
+    "AUDIT_SPOOL_DIR",
     "SHUTDOWN_DRAIN_DELAY_MS",
     "EVIDENT_ADMIN_KEY",
     "DATABASE_URL",

@@ -220,15 +220,20 @@ test("recommendations return evidence-backed hints on a seeded history", async (
   const digests = ["aaa", "aaa", "aaa", "bbb"];
   for (const [i, digest] of digests.entries()) {
     await app.app.ctx.db.query(
-      `INSERT INTO audit_records (id, customer_id, seq, occurred_at, kind, outcome, fields,
+      `INSERT INTO audit_records (id, customer_id, seq, occurred_at, fields,
          record_digest, prev_hash, hash)
-       VALUES ($1, $2, $3, $4, 'inference', 'completed', $5::jsonb, 'x', 'x', 'x')`,
+       VALUES ($1, $2, $3, $4, $5::jsonb, 'x', 'x', 'x')`,
       [
         `aud_seed_${customerId}_${i}`,
         customerId,
         1_000_000 + i,
         new Date(T0 - DAY),
-        JSON.stringify({ request_sha256: digest, cost_usd: 0.01, outcome: "completed" }),
+        JSON.stringify({
+          kind: "inference",
+          request_sha256: digest,
+          cost_usd: 0.01,
+          outcome: "completed",
+        }),
       ],
     );
   }

@@ -273,12 +273,12 @@ test.serial(
   "fake realtime backend: a backend disconnect closes the client; a client disconnect closes the backend",
   async (t) => {
     reset();
-    const a = await connectRealtime(gateway.url, "rt-model", { key });
+    const a = await connectWhenFree();
     await a.waitFor((e) => e.type === "session.created");
     backend.closeAll(1000);
     const closed = await a.closed;
     t.is(closed.code, 1000);
-    const b = await connectRealtime(gateway.url, "rt-model", { key });
+    const b = await connectWhenFree();
     await b.waitFor((e) => e.type === "session.created");
     t.is(backend.open(), 1);
     b.ws.terminate();
@@ -294,13 +294,30 @@ test.serial("an oversized message closes the session with 1009", async (t) => {
   t.true(await within(10_000, async () => backend.open() === 0));
 });
 
+/**
+ * A session's slot is freed once its audit record is durable, a moment after its sockets close:
+ * connect, retrying while the customer is still at the session cap (429).
+ */
+async function connectWhenFree(): Promise<Awaited<ReturnType<typeof connectRealtime>>> {
+  let client: Awaited<ReturnType<typeof connectRealtime>> | undefined;
+  await within(10_000, async () => {
+    try {
+      client = await connectRealtime(gateway.url, "rt-model", { key });
+      return true;
+    } catch (err) {
+      if ((err as { status?: number }).status === 429) return false;
+      throw err;
+    }
+  });
+  if (!client) throw new Error("the session cap never freed a slot");
+  return client;
+}
+
 test.serial("no leak after 1,000 sessions opened and closed (fake realtime backend)", async (t) => {
   reset();
   const heapBefore = process.memoryUsage().heapUsed;
   for (let round = 0; round < 334; round++) {
-    const clients = await Promise.all(
-      [0, 1, 2].map(() => connectRealtime(gateway.url, "rt-model", { key })),
-    );
+    const clients = await Promise.all([0, 1, 2].map(() => connectWhenFree()));
     for (const c of clients) c.ws.close();
     await Promise.all(clients.map((c) => c.closed));
     await within(10_000, async () => backend.open() === 0);

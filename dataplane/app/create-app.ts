@@ -42,11 +42,14 @@ import { auditRoutes } from "../adapters/http/routes/audit.js";
 import { AuditLog } from "../audit/audit-log.js";
 import { AuditSpool } from "../audit/audit-spool.js";
 import { AuditWriter } from "../audit/audit-writer.js";
+import { AuditIngester } from "../audit/audit-ingester.js";
+import { AuditQuarantineRepository } from "../store/audit-quarantine-repository.js";
 import { loadCheckpointSigner } from "../audit/checkpoint-signer.js";
 import { RetentionSweeper } from "../audit/retention-sweeper.js";
 import { AuditRepository } from "../store/audit-repository.js";
 import { RetentionRepository } from "../store/retention-repository.js";
 import path from "node:path";
+import { Gauge } from "prom-client";
 import { buildLimits } from "./limits-wiring.js";
 import { MemoryConcurrencyCap, withConcurrencyCap } from "../limits/concurrency-cap.js";
 import { RedisConcurrencyCap } from "../limits/redis-concurrency-cap.js";
@@ -173,8 +176,35 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     config.AUDIT_SPOOL_DIR ?? path.resolve(config.DATA_DIR, "audit-spool"),
     config.AUDIT_SPOOL_MAX_BYTES,
   );
-  const writer = new AuditWriter(db, auditRepo, spool, logger);
+  const spoolDir = config.AUDIT_SPOOL_DIR ?? path.resolve(config.DATA_DIR, "audit-spool");
+  const ingester = new AuditIngester(
+    db,
+    auditRepo,
+    new AuditQuarantineRepository(db),
+    spool,
+    spoolDir,
+    logger,
+    {
+      batchBytes: 512 * 1024,
+      retryMs: 50,
+      maxRetryMs: 1_000,
+      onQuarantine: () => metrics.auditQuarantined.inc(),
+    },
+  );
+  const writer = new AuditWriter(db, auditRepo, spool, ingester, logger, {
+    durability: config.AUDIT_DURABILITY,
+    maxBatch: 500,
+    brokenMs: 1_000,
+  });
   writer.start();
+  new Gauge({
+    name: "evident_audit_log_backlog_bytes",
+    help: "Bytes of audit records in the local log not yet in the store",
+    registers: [metrics.registry],
+    collect() {
+      this.set(spool.backlogBytes);
+    },
+  });
   const signer = await loadCheckpointSigner(config.EVIDENT_AUDIT_SIGNING_KEY, config.DATA_DIR);
   const audit = new AuditLog(writer, auditRepo, retentionRepo, signer, clock, logger);
   audit.startCheckpoints(config.AUDIT_CHECKPOINT_INTERVAL_MS);
@@ -198,6 +228,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     clock,
     logger,
     VERSION,
+    () => writer.caughtUp(),
   );
   exportJobs.start();
   const stopGuardConfig = await guardConfig.start();
@@ -285,6 +316,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ["store", () => db.ping()],
       ["migrated", () => isMigrated(db)],
       ["routing", () => routing.loaded],
+      ["audit", () => !writer.saturated],
     ]),
     startedAt: clock.now(),
     prompts: new PromptService(new PromptRepository(db)),
@@ -334,6 +366,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const http = buildHttpServer(ctx, routes, limits.checkManagement);
   const realtime = attachRealtime(ctx, http.server);
   usage.start();
+  // Records left in the local log by a crash, and start-up's own, reach the store before serving.
+  await writer.caughtUp();
   batchRunner.start();
 
   return {
@@ -350,7 +384,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       audit.stopCheckpoints();
       sweeper.stop();
       await exportJobs.stop();
-      await writer.stop();
+      await writer.stop(config.SHUTDOWN_GRACE_MS);
       await limits.close();
       await analytics.close();
       await tracing?.shutdown().catch(() => undefined);

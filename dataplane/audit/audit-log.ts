@@ -133,8 +133,17 @@ export class AuditLog {
     if (this.checkpointTimer) clearInterval(this.checkpointTimer);
   }
 
+  /**
+   * Waits (boundedly) until every record this replica has answered for is in the store, so a
+   * caller reads its own calls' records at once; other replicas' records follow their ingestion.
+   */
+  caughtUp(): Promise<void> {
+    return this.writer.caughtUp();
+  }
+
   /** Verifies a customer's chain over a time range (whole chain when open); see verifyCustomerChain. */
-  verify(customerId: string, from: Date | null, to: Date | null) {
+  async verify(customerId: string, from: Date | null, to: Date | null) {
+    await this.caughtUp();
     return verifyCustomerChain(this.records, this.retention, this.signer, customerId, from, to);
   }
 }

@@ -58,16 +58,54 @@ export interface AuditFields {
   /** SHA-256 of the stored content (when content is kept); the content itself is not chained. */
   content_sha256: string | null;
   details: Record<string, unknown> | null;
+  /**
+   * Present only when the store could not hold a string as sent (see storable-record.ts): JSON
+   * pointers into the record (fields at the top, `content` beside them) of string values that
+   * were escaped, of members whose name was escaped, and of subtrees kept as JSON text.
+   */
+  escaped?: string[];
+  escaped_keys?: string[];
+  folded?: string[];
 }
 
-/** JSON with object keys sorted at every level: the same fields always give the same bytes. */
+type CanonicalWork = { text: string } | { value: unknown };
+
+/**
+ * JSON with object keys sorted at every level: the same fields always give the same bytes.
+ * Iterative (an explicit stack, not recursion), so any nesting depth a body can carry is fine.
+ */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value ?? null);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  let out = "";
+  const stack: CanonicalWork[] = [{ value }];
+  for (let work = stack.pop(); work !== undefined; work = stack.pop()) {
+    if ("text" in work) {
+      out += work.text;
+      continue;
+    }
+    const v = work.value;
+    if (v === null || typeof v !== "object") {
+      out += JSON.stringify(v ?? null);
+    } else if (Array.isArray(v)) {
+      out += "[";
+      stack.push({ text: "]" });
+      for (let i = v.length - 1; i >= 0; i--) {
+        stack.push({ value: v[i] as unknown });
+        if (i > 0) stack.push({ text: "," });
+      }
+    } else {
+      const entries = Object.entries(v as Record<string, unknown>)
+        .filter(([, x]) => x !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      out += "{";
+      stack.push({ text: "}" });
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, x] = entries[i] as [string, unknown];
+        stack.push({ value: x });
+        stack.push({ text: `${i > 0 ? "," : ""}${JSON.stringify(k)}:` });
+      }
+    }
+  }
+  return out;
 }
 
 export function sha256Hex(data: string | Buffer): string {

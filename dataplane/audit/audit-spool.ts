@@ -1,8 +1,22 @@
-import { mkdir, open, readdir, readFile, rm, stat, type FileHandle } from "node:fs/promises";
+import { mkdir, open, readdir, rm, stat, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import type { PendingAuditRecord } from "../store/audit-repository.js";
+import { claimDirectory, LOCK_FILE } from "./audit-spool-owner.js";
+import { parseLines, type SpooledLine } from "./audit-spool-lines.js";
+
+export type { SpooledLine } from "./audit-spool-lines.js";
 
 const SEGMENT_BYTES = 4 * 1024 * 1024;
+const READ_CHUNK = 256 * 1024;
+/** Recent appends kept in memory, so the ingester need not read and parse them back. */
+const RECENT_BYTES = 8 * 1024 * 1024;
+
+interface RecentAppend {
+  segment: number;
+  offset: number;
+  end: number;
+  records: readonly PendingAuditRecord[];
+}
 
 export class SpoolFullError extends Error {
   constructor() {
@@ -11,43 +25,89 @@ export class SpoolFullError extends Error {
   }
 }
 
+/** A place in the log: a segment (by number) and a byte offset in it. */
+export interface SpoolCursor {
+  segment: number;
+  offset: number;
+}
+
+interface Segment {
+  number: number;
+  /** Bytes known to be on disk (fsync'd, or found there at start). */
+  bytes: number;
+}
+
+const segmentName = (n: number) => `${String(n).padStart(8, "0")}.jsonl`;
+
 /**
- * A local append-only spool for audit records while the store is unreachable: JSON lines in
- * numbered segment files, fsync'd before an append is acknowledged. Bounded in total size.
+ * The local append-only audit log: JSON lines in numbered segment files, each append written and
+ * fdatasync'd before it is acknowledged (the writer passes every record that arrived meanwhile
+ * in one append: group commit). The ingester reads it back from a cursor and releases what the
+ * store holds; segments wholly behind the cursor are deleted. Bounded: `backlogBytes` (appended,
+ * not yet released) may not pass `maxBytes`. One process per directory.
  */
 export class AuditSpool {
-  private current: { file: FileHandle; name: string; bytes: number } | undefined;
-  /** Appends, reads and removals run one at a time (a replay must not close a segment mid-write). */
+  private readonly segments: Segment[] = [];
+  private writing: { number: number; file: FileHandle } | undefined;
+  private released: SpoolCursor;
+  /** Appends run one at a time; reads never look past a segment's durable bytes. */
   private queue: Promise<unknown> = Promise.resolve();
-  private totalBytes = 0;
-  private nextSegment = 1;
+  private listeners: (() => void)[] = [];
+  /** Bytes appended, and bytes released, since the log was opened (found at start included). */
+  private appendedTotal = 0;
+  private releasedTotal = 0;
+  private refused = false;
+  private recent: RecentAppend[] = [];
+  private recentBytes = 0;
 
   private constructor(
     private readonly dir: string,
     private readonly maxBytes: number,
-  ) {}
+  ) {
+    this.released = { segment: 0, offset: 0 };
+  }
 
   static async open(dir: string, maxBytes: number): Promise<AuditSpool> {
     await mkdir(dir, { recursive: true });
+    await claimDirectory(dir);
     const spool = new AuditSpool(dir, maxBytes);
-    for (const name of await spool.segments()) {
-      spool.totalBytes += (await stat(path.join(dir, name))).size;
-      spool.nextSegment = Math.max(spool.nextSegment, Number.parseInt(name, 10) + 1);
+    const names = (await readdir(dir)).filter((n) => /^\d{8}\.jsonl$/.test(n)).sort();
+    for (const name of names) {
+      const bytes = (await stat(path.join(dir, name))).size;
+      spool.segments.push({ number: Number.parseInt(name, 10), bytes });
+      spool.appendedTotal += bytes;
     }
+    spool.released = { segment: spool.segments[0]?.number ?? 1, offset: 0 };
     return spool;
   }
 
-  get bytes(): number {
-    return this.totalBytes;
+  /** Bytes appended and not yet released (in the store or quarantined). */
+  get backlogBytes(): number {
+    return this.appendedTotal - this.releasedTotal;
+  }
+
+  /** A position that grows with every append: what has been appended so far. */
+  get appendedPosition(): number {
+    return this.appendedTotal;
+  }
+
+  /** A position that grows with every release; equal to appendedPosition when caught up. */
+  get releasedPosition(): number {
+    return this.releasedTotal;
   }
 
   isEmpty(): boolean {
-    return this.totalBytes === 0;
+    return this.backlogBytes === 0;
   }
 
-  /** Room for roughly one more batch. */
+  /** Room for more: false from a refused append until the ingester releases something. */
   hasRoom(): boolean {
-    return this.totalBytes < this.maxBytes;
+    return !this.refused && this.backlogBytes < this.maxBytes;
+  }
+
+  /** Called after every durable append (the ingester wakes up). */
+  onAppend(listener: () => void): void {
+    this.listeners.push(listener);
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -56,74 +116,176 @@ export class AuditSpool {
     return run;
   }
 
-  /** Appends and fsyncs; resolves only once the records are on disk. */
+  /** Appends and fdatasyncs; resolves only once the records are on disk. */
   append(records: readonly PendingAuditRecord[]): Promise<void> {
     return this.serial(() => this.appendNow(records));
   }
 
   private async appendNow(records: readonly PendingAuditRecord[]): Promise<void> {
-    const data = Buffer.from(records.map((r) => `${JSON.stringify(r)}\n`).join(""), "utf8");
-    if (this.totalBytes + data.length > this.maxBytes) throw new SpoolFullError();
-    if (!this.current || this.current.bytes >= SEGMENT_BYTES) await this.rotate();
-    const seg = this.current as NonNullable<typeof this.current>;
-    await seg.file.write(data);
-    await seg.file.sync();
-    seg.bytes += data.length;
-    this.totalBytes += data.length;
-  }
-
-  /** The oldest segment's records (closing it first if it is the one being written). */
-  oldest(): Promise<{ name: string; records: PendingAuditRecord[] } | undefined> {
-    return this.serial(() => this.oldestNow());
-  }
-
-  private async oldestNow(): Promise<{ name: string; records: PendingAuditRecord[] } | undefined> {
-    const [name] = await this.segments();
-    if (!name) return undefined;
-    if (this.current?.name === name) await this.closeCurrent();
-    const text = await readFile(path.join(this.dir, name), "utf8");
-    const records: PendingAuditRecord[] = [];
-    for (const line of text.split("\n")) {
-      if (line.trim() === "") continue;
-      try {
-        records.push(JSON.parse(line) as PendingAuditRecord);
-      } catch {
-        // A torn last line from a crash mid-write was never acknowledged: skip it.
-      }
+    let text = "";
+    for (const r of records) text += `${JSON.stringify(r)}\n`;
+    const data = Buffer.from(text, "utf8");
+    if (this.backlogBytes + data.length > this.maxBytes) {
+      this.refused = true;
+      throw new SpoolFullError();
     }
-    return { name, records };
+    const last = this.segments.at(-1);
+    if (!this.writing || !last || last.bytes >= SEGMENT_BYTES) await this.rotate();
+    const writing = this.writing as NonNullable<typeof this.writing>;
+    const segment = this.segments.at(-1) as Segment;
+    try {
+      await writing.file.write(data, 0, data.length, segment.bytes);
+      await writing.file.datasync();
+    } catch (err) {
+      // What was written may be torn: continue in a fresh segment (the reader skips a torn tail).
+      await this.closeWriting().catch(() => undefined);
+      throw err;
+    }
+    this.remember({
+      segment: segment.number,
+      offset: segment.bytes,
+      end: segment.bytes + data.length,
+      records,
+    });
+    segment.bytes += data.length;
+    this.appendedTotal += data.length;
+    for (const listener of this.listeners) listener();
   }
 
-  /** Removes a segment whose records are now in the store. */
-  remove(name: string): Promise<void> {
-    return this.serial(() => this.removeNow(name));
+  /**
+   * Reads whole lines from `cursor` on, up to about `maxBytes` (at least one line), never past
+   * what is durable. Returns the lines and the cursor after them (moved to the next segment at
+   * the end of a finished one).
+   */
+  async read(
+    cursor: SpoolCursor,
+    maxBytes = READ_CHUNK,
+  ): Promise<{ lines: SpooledLine[]; next: SpoolCursor; bytes: number }> {
+    let at = { ...cursor };
+    if (at.segment < this.released.segment) at = { ...this.released };
+    for (;;) {
+      const index = this.segments.findIndex((s) => s.number >= at.segment);
+      const segment = this.segments[index];
+      if (!segment) return { lines: [], next: at, bytes: 0 };
+      if (segment.number !== at.segment) at = { segment: segment.number, offset: 0 };
+      const finished = index < this.segments.length - 1 || this.writing?.number !== segment.number;
+      const available = segment.bytes - at.offset;
+      if (available <= 0) {
+        const following = this.segments[index + 1];
+        if (!finished || !following) return { lines: [], next: at, bytes: 0 };
+        at = { segment: following.number, offset: 0 };
+        continue;
+      }
+      const remembered = this.fromMemory(at, maxBytes);
+      if (remembered) return remembered;
+      const chunk = await this.readBytes(segment.number, at.offset, available, maxBytes);
+      const end = chunk.lastIndexOf(10);
+      if (end < 0) {
+        // A torn tail (from a crash mid-append, never acknowledged) ends a finished segment.
+        if (!finished) return { lines: [], next: at, bytes: 0 };
+        const lines = parseLines(chunk.toString("utf8")).filter((l) => "record" in l);
+        return {
+          lines,
+          next: { segment: segment.number, offset: segment.bytes },
+          bytes: chunk.length,
+        };
+      }
+      const lines = parseLines(chunk.subarray(0, end).toString("utf8"));
+      return {
+        lines,
+        next: { segment: segment.number, offset: at.offset + end + 1 },
+        bytes: end + 1,
+      };
+    }
   }
 
-  private async removeNow(name: string): Promise<void> {
-    const file = path.join(this.dir, name);
-    const size = (await stat(file)).size;
-    await rm(file, { force: true });
-    this.totalBytes = Math.max(0, this.totalBytes - size);
+  private remember(append: RecentAppend): void {
+    this.recent.push(append);
+    this.recentBytes += append.end - append.offset;
+    while (this.recentBytes > RECENT_BYTES && this.recent.length > 1) this.forgetOldest();
+  }
+
+  private forgetOldest(): void {
+    const first = this.recent.shift();
+    if (first) this.recentBytes -= first.end - first.offset;
+  }
+
+  /** Consecutive recent appends from exactly `at` on (up to about `maxBytes`), if remembered. */
+  private fromMemory(at: SpoolCursor, maxBytes: number) {
+    let i = this.recent.findIndex((r) => r.segment === at.segment && r.offset === at.offset);
+    if (i < 0) return undefined;
+    const lines: SpooledLine[] = [];
+    let end = at.offset;
+    for (; i < this.recent.length; i++) {
+      const r = this.recent[i] as RecentAppend;
+      if (
+        r.segment !== at.segment ||
+        r.offset !== end ||
+        (lines.length > 0 && end - at.offset >= maxBytes)
+      )
+        break;
+      for (const record of r.records) lines.push({ record });
+      end = r.end;
+    }
+    return { lines, next: { segment: at.segment, offset: end }, bytes: end - at.offset };
+  }
+
+  /** Reads from `offset` up to `want` bytes, growing the read until a whole line is in it. */
+  private async readBytes(n: number, offset: number, available: number, want: number) {
+    const file = await open(path.join(this.dir, segmentName(n)), "r");
+    try {
+      let size = Math.min(available, want);
+      for (;;) {
+        const buffer = Buffer.allocUnsafe(size);
+        const { bytesRead } = await file.read(buffer, 0, size, offset);
+        const chunk = buffer.subarray(0, bytesRead);
+        if (chunk.includes(10) || size >= available) return chunk;
+        size = Math.min(available, size * 4);
+      }
+    } finally {
+      await file.close();
+    }
+  }
+
+  /** Marks everything before `cursor` as in the store; deletes segments wholly behind it. */
+  release(cursor: SpoolCursor, bytes: number): Promise<void> {
+    return this.serial(async () => {
+      this.releasedTotal = Math.min(this.appendedTotal, this.releasedTotal + bytes);
+      if (bytes > 0) this.refused = false;
+      this.released = { ...cursor };
+      while (
+        this.recent[0] &&
+        (this.recent[0].segment < cursor.segment ||
+          (this.recent[0].segment === cursor.segment && this.recent[0].end <= cursor.offset))
+      )
+        this.forgetOldest();
+      while (this.segments.length > 0) {
+        const first = this.segments[0] as Segment;
+        if (first.number >= cursor.segment || this.writing?.number === first.number) break;
+        await rm(path.join(this.dir, segmentName(first.number)), { force: true });
+        this.segments.shift();
+      }
+    });
   }
 
   close(): Promise<void> {
-    return this.serial(() => this.closeCurrent());
-  }
-
-  private async segments(): Promise<string[]> {
-    return (await readdir(this.dir)).filter((n) => /^\d{8}\.jsonl$/.test(n)).sort();
+    return this.serial(async () => {
+      await this.closeWriting();
+      await rm(path.join(this.dir, LOCK_FILE), { force: true });
+    });
   }
 
   private async rotate(): Promise<void> {
-    await this.closeCurrent();
-    const name = `${String(this.nextSegment++).padStart(8, "0")}.jsonl`;
-    const file = await open(path.join(this.dir, name), "a");
-    this.current = { file, name, bytes: 0 };
+    await this.closeWriting();
+    const number = (this.segments.at(-1)?.number ?? 0) + 1;
+    const file = await open(path.join(this.dir, segmentName(number)), "wx");
+    this.segments.push({ number, bytes: 0 });
+    this.writing = { number, file };
   }
 
-  private async closeCurrent(): Promise<void> {
-    const c = this.current;
-    this.current = undefined;
-    await c?.file.close();
+  private async closeWriting(): Promise<void> {
+    const w = this.writing;
+    this.writing = undefined;
+    await w?.file.close();
   }
 }

@@ -2,6 +2,7 @@ import { GatewayError } from "../core/errors.js";
 import type { Logger } from "../observability/logger.js";
 import type { AuditRepository, PendingAuditRecord } from "../store/audit-repository.js";
 import type { Database } from "../store/database.js";
+import type { AuditIngester } from "./audit-ingester.js";
 import { SpoolFullError, type AuditSpool } from "./audit-spool.js";
 
 interface Waiting {
@@ -10,84 +11,121 @@ interface Waiting {
   reject: (err: unknown) => void;
 }
 
+/**
+ * When a record counts as durable (the reply waits for that):
+ * - `local`: fdatasync'd to the local log; the ingester moves it into the store in the background.
+ * - `store`: committed to the store; the local log only while the store fails (or has a backlog).
+ */
+export type AuditDurability = "local" | "store";
+
 export interface AuditWriterOptions {
+  durability: AuditDurability;
   /** Largest group commit. */
   maxBatch: number;
-  /** How often to try to replay the spool while the store is down. */
-  replayIntervalMs: number;
+  /** After a failed append to the local log, how long new calls are refused before retrying. */
+  brokenMs: number;
 }
 
+const unavailable = (cause?: unknown) =>
+  new GatewayError(
+    "service_unavailable",
+    "audit evidence cannot be recorded right now; retry later",
+    {
+      headers: { "retry-after": "5" },
+      ...(cause === undefined ? {} : { cause }),
+    },
+  );
+
 /**
- * Makes audit records durable with group commit: appends queued while a commit runs are written
- * together in the next transaction. When the store fails, records go to the fsync'd spool (and
- * keep going there, in order, until the spool has been replayed into the store). When neither can
- * take a record, append() rejects with 503 and `saturated` tells the pipeline to refuse new calls.
+ * Makes audit records durable with group commit: appends queued while one is being made durable
+ * go together in the next one (one fdatasync, or one store transaction). In `local` mode every
+ * record goes to the log; in `store` mode to the store, and to the log while the store fails or
+ * records still wait in the log (so a customer's records keep their order). When neither can take
+ * a record, append() rejects with 503 and `saturated` tells the pipeline (and /readyz) so.
  */
 export class AuditWriter {
   private queue: Waiting[] = [];
-  private flushing = false;
-  private mode: "store" | "spool";
-  private replayTimer: NodeJS.Timeout | undefined;
-  private replaying: Promise<void> | undefined;
-  private stopped = false;
+  private flushing: Promise<void> | undefined;
+  private brokenUntil = 0;
+  /** The latest append: once it is durable, so is every earlier one (batches run in order). */
+  private latest: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: Database,
     private readonly repo: AuditRepository,
     private readonly spool: AuditSpool,
+    readonly ingester: AuditIngester,
     private readonly logger: Logger,
-    private readonly options: AuditWriterOptions = { maxBatch: 500, replayIntervalMs: 1_000 },
-  ) {
-    this.mode = spool.isEmpty() ? "store" : "spool";
-  }
+    private readonly options: AuditWriterOptions,
+  ) {}
 
   start(): void {
-    this.replayTimer = setInterval(() => void this.replay(), this.options.replayIntervalMs);
-    this.replayTimer.unref();
-    if (this.mode === "spool") void this.replay();
+    this.ingester.start();
   }
 
-  /** True when records can be neither committed nor spooled: new calls must be refused. */
+  get durability(): AuditDurability {
+    return this.options.durability;
+  }
+
+  /** True when records can be neither committed nor logged: new calls must be refused. */
   get saturated(): boolean {
-    return this.mode === "spool" && !this.spool.hasRoom();
+    if (Date.now() < this.brokenUntil) return true;
+    return !this.spool.hasRoom() && (this.options.durability === "local" || this.spooling);
   }
 
+  /** True while records wait in the local log for the store. */
   get spooling(): boolean {
-    return this.mode === "spool";
+    return !this.spool.isEmpty();
   }
 
-  /** Resolves once the record is committed to the store or fsync'd to the spool. */
+  /** Resolves once the record is durable (see AuditDurability). */
   append(record: PendingAuditRecord): Promise<void> {
-    return new Promise((resolve, reject) => {
+    const appended = new Promise<void>((resolve, reject) => {
       this.queue.push({ record, resolve, reject });
-      if (!this.flushing) void this.flush();
+      this.flushing ??= this.flush();
     });
+    this.latest = appended.catch(() => undefined);
+    return appended;
+  }
+
+  /**
+   * Resolves once every record appended so far can be read from the store, or after about
+   * `timeoutMs` (reads then show what the store has; the rest follows when it is ingested).
+   */
+  async caughtUp(timeoutMs = 5_000): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+      timer.unref();
+    });
+    await Promise.race([this.latest, timeout]);
+    clearTimeout(timer);
+    await this.ingester.caughtUp(Math.max(0, until - Date.now()));
   }
 
   private async flush(): Promise<void> {
-    this.flushing = true;
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, this.options.maxBatch);
         await this.persist(batch);
       }
     } finally {
-      this.flushing = false;
+      this.flushing = undefined;
     }
   }
 
   private async persist(batch: Waiting[]): Promise<void> {
     const records = batch.map((w) => w.record);
-    if (this.mode === "store") {
+    if (this.options.durability === "store" && this.spool.isEmpty()) {
       try {
         await this.db.transaction((tx) => this.repo.appendBatch(tx, records));
         for (const w of batch) w.resolve();
         return;
       } catch (err) {
-        this.mode = "spool";
         this.logger.error(
           { err: String(err) },
-          "audit store unavailable; spooling audit records locally",
+          "audit store commit failed; records go to the local log until it is replayed",
         );
       }
     }
@@ -95,59 +133,22 @@ export class AuditWriter {
       await this.spool.append(records);
       for (const w of batch) w.resolve();
     } catch (err) {
-      const error =
-        err instanceof SpoolFullError
-          ? new GatewayError(
-              "service_unavailable",
-              "audit evidence cannot be recorded right now; retry later",
-              {
-                headers: { "retry-after": "5" },
-              },
-            )
-          : new GatewayError("service_unavailable", "audit evidence cannot be recorded right now", {
-              cause: err,
-            });
+      if (!(err instanceof SpoolFullError)) {
+        this.brokenUntil = Date.now() + this.options.brokenMs;
+        this.logger.error(
+          { err: String(err) },
+          "audit records could not be written to the local log",
+        );
+      }
+      const error = unavailable(err instanceof SpoolFullError ? undefined : err);
       for (const w of batch) w.reject(error);
     }
   }
 
-  /** Moves spooled records into the store, oldest first; back to store mode once drained. */
-  replay(): Promise<void> {
-    if (this.replaying || this.mode === "store" || this.stopped)
-      return this.replaying ?? Promise.resolve();
-    this.replaying = (async () => {
-      try {
-        for (;;) {
-          const segment = await this.spool.oldest();
-          if (!segment) break;
-          await this.db.transaction((tx) =>
-            this.repo.appendBatch(tx, segment.records, { dedupe: true }),
-          );
-          await this.spool.remove(segment.name);
-        }
-        // A batch being written to the spool right now would be stranded by a switch: wait for it.
-        if (this.spool.isEmpty() && !this.flushing) {
-          this.mode = "store";
-          this.logger.info("audit spool replayed into the store");
-        }
-      } catch {
-        // Store still down: try again on the next tick.
-      } finally {
-        this.replaying = undefined;
-      }
-    })();
-    return this.replaying;
-  }
-
-  /** Flushes what is queued (to the store or the spool) and stops replaying. */
-  async stop(): Promise<void> {
-    while (this.flushing || this.queue.length > 0) {
-      if (!this.flushing) await this.flush();
-      else await new Promise((r) => setTimeout(r, 5));
-    }
-    if (this.mode === "spool") await this.replay();
-    this.stopped = true;
-    if (this.replayTimer) clearInterval(this.replayTimer);
+  /** Makes what is queued durable, moves the log into the store (within `graceMs`), closes. */
+  async stop(graceMs = 10_000): Promise<void> {
+    while (this.flushing) await this.flushing;
+    await this.ingester.stop(graceMs);
     await this.spool.close();
   }
 }

@@ -33,6 +33,8 @@ export class ExportJobs {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly version: string,
+    /** Waits until this replica's local audit log is in the store (see AuditWriter.caughtUp). */
+    private readonly caughtUp: () => Promise<void> = () => Promise.resolve(),
   ) {}
 
   start(intervalMs = 2_000): void {
@@ -63,6 +65,7 @@ export class ExportJobs {
 
   private async run(job: ExportJob): Promise<void> {
     try {
+      await this.caughtUp();
       const range = await this.records.seqRange(job.customerId, job.from, job.to);
       const first = range?.first ?? 1;
       const last = range?.last ?? 0;

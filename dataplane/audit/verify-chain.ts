@@ -1,4 +1,24 @@
-import { chainHash, GENESIS_HASH, recordDigest, type AuditFields } from "./audit-record.js";
+import {
+  canonicalJson,
+  chainHash,
+  GENESIS_HASH,
+  recordDigest,
+  sha256Hex,
+  type AuditFields,
+} from "./audit-record.js";
+
+/** The row's other columns, which must say what the hashed fields say. */
+export interface RecordColumns {
+  id: string;
+  customer_id: string;
+  occurred_at: Date;
+  kind: string | null;
+  request_id: string | null;
+  model: string | null;
+  outcome: string | null;
+  tombstoned: boolean;
+  content: Record<string, unknown> | null;
+}
 
 /** A stored record: its fields (null once retention removed them) and its chain links. */
 export interface ChainedRecord {
@@ -8,6 +28,8 @@ export interface ChainedRecord {
   hash: string;
   /** null for a tombstone (retention removed the fields; the digest stays). */
   fields: AuditFields | null;
+  /** When given (records read from the store), compared with the fields: see columnsAgree(). */
+  row?: RecordColumns;
 }
 
 export interface ChainBreak {
@@ -17,7 +39,9 @@ export interface ChainBreak {
     | "prev_hash_mismatch"
     | "hash_mismatch"
     | "sequence_gap"
-    | "checkpoint_mismatch";
+    | "checkpoint_mismatch"
+    | "column_mismatch"
+    | "content_mismatch";
 }
 
 export interface ChainReport {
@@ -60,6 +84,13 @@ export async function verifyChain(
     ) {
       return fail(r.seq, "digest_mismatch");
     }
+    if (r.row && !columnsAgree(r.row, r.fields)) return fail(r.seq, "column_mismatch");
+    if (
+      r.row?.content &&
+      r.fields &&
+      sha256Hex(canonicalJson(r.row.content)) !== r.fields.content_sha256
+    )
+      return fail(r.seq, "content_mismatch");
     if (r.prev_hash !== prev) return fail(r.seq, "prev_hash_mismatch");
     if (chainHash(r.prev_hash, r.record_digest) !== r.hash) return fail(r.seq, "hash_mismatch");
     const checkpoint = expectedHashes.get(r.seq);
@@ -79,4 +110,30 @@ export async function verifyChain(
     last_hash: prev,
     first_broken: null,
   };
+}
+
+/**
+ * A row's query columns must equal the hashed fields they index (they are generated from them, but
+ * someone with DDL rights could drop that), and only a tombstone may lack fields.
+ */
+function columnsAgree(row: RecordColumns, fields: AuditFields | null): boolean {
+  if (fields === null) {
+    return (
+      row.tombstoned &&
+      row.kind === null &&
+      row.request_id === null &&
+      row.model === null &&
+      row.outcome === null
+    );
+  }
+  return (
+    !row.tombstoned &&
+    row.id === fields.id &&
+    row.customer_id === fields.customer_id &&
+    row.occurred_at.getTime() === Date.parse(fields.occurred_at) &&
+    row.kind === fields.kind &&
+    row.request_id === fields.request_id &&
+    row.model === fields.model &&
+    row.outcome === fields.outcome
+  );
 }

@@ -102,7 +102,7 @@ const configSchema = z.object({
     .string()
     .includes("PRIVATE KEY", { message: "must be a PEM private key" })
     .optional(),
-  /** Where audit records wait, fsync'd, while the store is unreachable; and its size cap. */
+  /** The local audit log (see AUDIT_DURABILITY), and the cap on what it holds not yet in the store. */
   AUDIT_SPOOL_DIR: z.string().min(1).optional(),
   AUDIT_SPOOL_MAX_BYTES: z.coerce
     .number()
@@ -110,6 +110,12 @@ const configSchema = z.object({
     .min(1024)
     .max(1024 ** 4)
     .default(512 * 1024 * 1024),
+  /**
+   * When an audit record counts as durable before the reply leaves: "local" (fdatasync'd to the
+   * local log in AUDIT_SPOOL_DIR; ingested into the store in the background) or "store" (committed
+   * to the store; the local log only while the store fails).
+   */
+  AUDIT_DURABILITY: z.enum(["local", "store"]).default("local"),
   /** How often chain checkpoints are signed, and the retention sweeper runs. */
   AUDIT_CHECKPOINT_INTERVAL_MS: z.coerce.number().int().min(100).max(86_400_000).default(60_000),
   RETENTION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).max(86_400_000).default(3_600_000),

@@ -19,7 +19,12 @@ export function createMetrics() {
     registers: [registry],
   });
   const calls = createCallMetrics(registry);
-  return { registry, httpRequests, httpDuration, calls };
+  const auditQuarantined = new Counter({
+    name: "evident_audit_quarantined_total",
+    help: "Audit records the store refused even after escaping, kept in audit_quarantine (alert on any)",
+    registers: [registry],
+  });
+  return { registry, httpRequests, httpDuration, calls, auditQuarantined };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

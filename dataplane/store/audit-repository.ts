@@ -1,4 +1,5 @@
 import { chainHash, GENESIS_HASH, recordDigest, type AuditFields } from "../audit/audit-record.js";
+import { storableRecord } from "../audit/storable-record.js";
 import type { ChainedRecord } from "../audit/verify-chain.js";
 import type { Queryable, SqlParam } from "./database.js";
 
@@ -12,6 +13,12 @@ interface RecordRow {
   id: string;
   customer_id: string;
   seq: number;
+  occurred_at: Date;
+  kind: string | null;
+  request_id: string | null;
+  model: string | null;
+  outcome: string | null;
+  tombstoned_at: Date | null;
   fields: AuditFields | null;
   content: Record<string, unknown> | null;
   record_digest: string;
@@ -36,7 +43,8 @@ export class AuditRepository {
   /**
    * Chains and inserts a batch, inside the caller's transaction. Each customer's chain head is
    * locked (FOR UPDATE), so replicas appending at once still form one unbroken chain. Records
-   * already stored (same id, e.g. replayed from the spool twice) are skipped.
+   * already stored (same id, e.g. replayed from the spool twice) are skipped. Every record is made
+   * storable first (storableRecord: escapes what the store would refuse, and says so).
    */
   async appendBatch(
     tx: Queryable,
@@ -55,8 +63,9 @@ export class AuditRepository {
         )
       : new Set<string>();
     const byCustomer = new Map<string, PendingAuditRecord[]>();
-    for (const r of batch) {
-      if (existing.has(r.fields.id)) continue;
+    for (const raw of batch) {
+      if (existing.has(raw.fields.id)) continue;
+      const r = storableRecord(raw);
       existing.add(r.fields.id);
       const list = byCustomer.get(r.fields.customer_id) ?? [];
       list.push(r);
@@ -94,10 +103,6 @@ export class AuditRepository {
         fields.id,
         seq,
         fields.occurred_at,
-        fields.kind,
-        fields.request_id,
-        fields.model,
-        fields.outcome,
         JSON.stringify(fields),
         r.content === null ? null : JSON.stringify(r.content),
         digest,
@@ -106,7 +111,7 @@ export class AuditRepository {
       );
       const p = (i: number) => `$${base + i}`;
       rows.push(
-        `(${p(1)}, $1, ${p(2)}, ${p(3)}::timestamptz, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}::jsonb, ${p(9)}::jsonb, ${p(10)}, ${p(11)}, ${p(12)})`,
+        `(${p(1)}, $1, ${p(2)}, ${p(3)}::timestamptz, ${p(4)}::jsonb, ${p(5)}::jsonb, ${p(6)}, ${p(7)}, ${p(8)})`,
       );
       prev = hash;
     }
@@ -116,8 +121,7 @@ export class AuditRepository {
       `-- A data-modifying WITH always runs to completion, read or not.
        WITH inserted AS (
          INSERT INTO audit_records
-           (id, customer_id, seq, occurred_at, kind, request_id, model, outcome, fields, content,
-            record_digest, prev_hash, hash)
+           (id, customer_id, seq, occurred_at, fields, content, record_digest, prev_hash, hash)
          VALUES ${rows.join(", ")})
        UPDATE audit_chain_heads SET last_seq = $${n - 1}, last_hash = $${n}
         WHERE customer_id = $1`,
@@ -158,17 +162,21 @@ export class AuditRepository {
     );
   }
 
-  /** One customer's chain from `fromSeq` on, in pages (never the whole chain in memory). */
+  /**
+   * One customer's chain from `fromSeq` on, in pages (never the whole chain in memory), with every
+   * other column of the row so verification can compare them with the hashed fields.
+   */
   async *chain(
     customerId: string,
     fromSeq = 1,
     toSeq = Number.MAX_SAFE_INTEGER,
-    pageSize = 1000,
+    pageSize = 250,
   ): AsyncGenerator<ChainedRecord> {
     let next = fromSeq;
     while (next <= toSeq) {
       const rows = await this.db.query<RecordRow>(
-        `SELECT id, customer_id, seq, fields, content, record_digest, prev_hash, hash FROM audit_records
+        `SELECT id, customer_id, seq, occurred_at, kind, request_id, model, outcome, tombstoned_at,
+                fields, content, record_digest, prev_hash, hash FROM audit_records
           WHERE customer_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq LIMIT $4`,
         [customerId, next, toSeq, pageSize],
       );
@@ -179,6 +187,17 @@ export class AuditRepository {
           prev_hash: r.prev_hash,
           hash: r.hash,
           fields: r.fields,
+          row: {
+            id: r.id,
+            customer_id: r.customer_id,
+            occurred_at: r.occurred_at,
+            kind: r.kind,
+            request_id: r.request_id,
+            model: r.model,
+            outcome: r.outcome,
+            tombstoned: r.tombstoned_at !== null,
+            content: r.content,
+          },
         };
       }
       if (rows.length < pageSize) return;

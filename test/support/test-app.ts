@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { pino } from "pino";
 import { createApp, type App } from "../../dataplane/app/create-app.js";
 import { memoryBroadcast } from "../../dataplane/broadcast/broadcast.js";
@@ -26,7 +29,17 @@ export interface TestAppOptions {
  */
 export async function startTestApp(options: TestAppOptions = {}): Promise<RunningApp> {
   const adminKey = options.adminKey ?? generateApiKey();
-  const config = loadConfig({ LOG_LEVEL: "silent", EVIDENT_ADMIN_KEY: adminKey, ...options.env });
+  // Each app gets its own local audit log unless the test names a directory.
+  const ownLog =
+    options.env?.DATA_DIR === undefined && options.env?.AUDIT_SPOOL_DIR === undefined
+      ? await mkdtemp(path.join(tmpdir(), "evident-audit-log-"))
+      : undefined;
+  const config = loadConfig({
+    LOG_LEVEL: "silent",
+    EVIDENT_ADMIN_KEY: adminKey,
+    ...(ownLog === undefined ? {} : { AUDIT_SPOOL_DIR: ownLog }),
+    ...options.env,
+  });
   const stores = config.DATABASE_URL
     ? undefined
     : { db: await openPglite(undefined), redis: undefined, broadcast: memoryBroadcast() };
@@ -45,6 +58,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<Runnin
     async close() {
       await app.close();
       if (stores) await stores.db.close();
+      if (ownLog !== undefined) await rm(ownLog, { recursive: true, force: true });
     },
   };
 }

@@ -54,7 +54,9 @@ export async function spoolRecords(path: string, input: SpoolInput): Promise<Spo
         `record seq ${record.seq} belongs to another customer`,
       );
     }
-    const line = Buffer.from(`${canonicalJson(record)}\n`);
+    // The row's columns are for verification only; the bundle carries the chained record.
+    const { row: _row, ...chained } = record;
+    const line = Buffer.from(`${canonicalJson(chained)}\n`);
     hash.update(line);
     size += line.length;
     tally.add(record);

@@ -4,6 +4,7 @@ import { sql as audit } from "./0003-audit.js";
 import { sql as usageAndBudgets } from "./0004-usage-and-budgets.js";
 import { sql as guardrails } from "./0005-guardrails.js";
 import { sql as routes } from "./0006-routes.js";
+import { sql as auditColumnsAndQuarantine } from "./0007-audit-columns-and-quarantine.js";
 import { sql as keyRoles } from "./0009-key-roles.js";
 import { sql as prompts } from "./0011-prompts.js";
 import { sql as responseCache } from "./0012-response-cache.js";
@@ -25,6 +26,7 @@ export const migrations: readonly Migration[] = [
   { id: 4, name: "usage-and-budgets", sql: usageAndBudgets },
   { id: 5, name: "guardrails", sql: guardrails },
   { id: 6, name: "routes", sql: routes },
+  { id: 7, name: "audit-columns-and-quarantine", sql: auditColumnsAndQuarantine },
   { id: 9, name: "key-roles", sql: keyRoles },
   { id: 11, name: "prompts", sql: prompts },
   { id: 12, name: "response-cache", sql: responseCache },

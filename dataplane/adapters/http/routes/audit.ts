@@ -110,6 +110,7 @@ export function auditRoutes(ctx: AppContext): AnyRouteSpec[] {
       responses: { 200: { description: "records, newest first" }, ...errors },
       handler: async ({ query, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);
+        await ctx.audit.caughtUp();
         const rows = await ctx.repos.audit.list(
           {
             customerId,

@@ -67,6 +67,7 @@ export function exportRoutes(ctx: AppContext): AnyRouteSpec[] {
       responses: { 201: { description: "ExportResponse (queued)" }, ...errors },
       handler: async ({ query, body, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);
+        await ctx.audit.caughtUp(); // the export covers every call this replica has answered
         const job = await repo.create({
           id: newId("exp"),
           customerId,

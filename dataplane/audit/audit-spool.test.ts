@@ -1,0 +1,85 @@
+import { appendFile, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import test from "ava";
+import type { PendingAuditRecord } from "../store/audit-repository.js";
+import { AuditSpool, SpoolFullError, type SpoolCursor } from "./audit-spool.js";
+
+const rec = (id: string) =>
+  ({
+    fields: { id, customer_id: "c", occurred_at: "t" },
+    content: null,
+  }) as unknown as PendingAuditRecord;
+
+async function readAll(spool: AuditSpool, from: SpoolCursor) {
+  const ids: string[] = [];
+  let cursor = from;
+  for (;;) {
+    const read = await spool.read(cursor, 64);
+    if (read.bytes === 0) return { ids, cursor: read.next };
+    for (const line of read.lines) ids.push("record" in line ? line.record.fields.id : "?");
+    await spool.release(read.next, read.bytes);
+    cursor = read.next;
+  }
+}
+
+test("records appended are read back in order; what was not released is read again after a restart, a torn tail skipped", async (t) => {
+  const dir = await mkdtemp(path.join(tmpdir(), "evident-spool-test-"));
+  try {
+    const spool = await AuditSpool.open(dir, 1024 * 1024);
+    await spool.append([rec("a"), rec("b")]);
+    await spool.append([rec("c")]);
+    const first = await readAll(spool, { segment: 0, offset: 0 });
+    t.deepEqual(first.ids, ["a", "b", "c"]);
+    t.true(spool.isEmpty());
+    await spool.append([rec("d")]);
+    await spool.close();
+    const [segment] = (await readdir(dir)).filter((n) => n.endsWith(".jsonl"));
+    await appendFile(path.join(dir, segment ?? ""), '{"fields":{"id":"torn');
+
+    const again = await AuditSpool.open(dir, 1024 * 1024);
+    const second = await readAll(again, { segment: 0, offset: 0 });
+    t.deepEqual(second.ids, ["a", "b", "c", "d"], "the log holds until segments are released");
+    await again.append([rec("e")]);
+    t.deepEqual((await readAll(again, second.cursor)).ids, ["e"]);
+    t.deepEqual(
+      (await readdir(dir)).filter((n) => n.endsWith(".jsonl")),
+      ["00000002.jsonl"],
+      "released segments are deleted",
+    );
+    await again.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("a directory owned by another live process is refused", async (t) => {
+  const dir = await mkdtemp(path.join(tmpdir(), "evident-spool-test-"));
+  try {
+    await writeFile(path.join(dir, "owner.pid"), String(process.ppid));
+    await t.throwsAsync(AuditSpool.open(dir, 1024), { message: /in use by process/ });
+    await writeFile(path.join(dir, "owner.pid"), "999999999");
+    await (await AuditSpool.open(dir, 1024)).close();
+    t.pass("a lock left by a process that is gone is taken over");
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("a full log refuses appends until the ingester releases some", async (t) => {
+  const dir = await mkdtemp(path.join(tmpdir(), "evident-spool-test-"));
+  try {
+    const spool = await AuditSpool.open(dir, 200);
+    await spool.append([rec("a"), rec("b")]);
+    await t.throwsAsync(spool.append([rec("c"), rec("d"), rec("e")]), {
+      instanceOf: SpoolFullError,
+    });
+    t.false(spool.hasRoom());
+    await readAll(spool, { segment: 0, offset: 0 });
+    t.true(spool.hasRoom());
+    await spool.append([rec("c")]);
+    await spool.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
