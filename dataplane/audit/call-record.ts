@@ -15,6 +15,18 @@ export function costOf(call: InferenceCall): number | undefined {
   return Math.round(usd * 1e8) / 1e8;
 }
 
+function streamStopDetails(
+  stop: NonNullable<InferenceCall["streamStop"]>,
+): Record<string, unknown> {
+  return {
+    choice: stop.choice,
+    field: stop.field,
+    ...(stop.tool === undefined ? {} : { tool_call: stop.tool }),
+    released_chars: stop.releasedChars,
+    code: stop.code,
+  };
+}
+
 /** The audit record of one inference call, whatever its outcome. Never contains the key. */
 export function recordForCall(
   call: InferenceCall,
@@ -78,7 +90,7 @@ export function recordForCall(
       request_sha256: sha256Hex(canonicalJson(call.originalBody)),
       response_sha256: call.responseDigest ?? null,
       content_sha256: content === null ? null : sha256Hex(canonicalJson(content)),
-      details: null,
+      details: call.streamStop ? { stream_stopped: streamStopDetails(call.streamStop) } : null,
     },
     content,
   };

@@ -13,6 +13,17 @@ export interface Usage {
   source: "upstream" | "estimated";
 }
 
+/** Where a guardrail stopped a streamed answer (recorded in the call's audit record). */
+export interface StreamStop {
+  choice: number;
+  field: "content" | "refusal" | "arguments";
+  tool?: number;
+  /** Characters of that part's text the caller had received before the stop. */
+  releasedChars: number;
+  /** The error code of the block. */
+  code: string;
+}
+
 /** How a call ended, for metering and audit. */
 export type CallOutcome =
   | "completed"
@@ -66,6 +77,8 @@ export interface InferenceCall {
   responseHeaders: Record<string, string>;
   /** Tokens reserved before forwarding (estimate), settled to `usage` after the call. */
   reservedTokens: number;
+  /** Set when an output guardrail stopped a stream part-way. */
+  streamStop?: StreamStop;
 }
 
 export function newInferenceCall(init: {

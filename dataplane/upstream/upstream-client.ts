@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
-import { Agent, errors as undiciErrors, type Dispatcher, type FormData } from "undici";
+import { Agent, type Dispatcher, type FormData } from "undici";
 import type { Target } from "../routing/routing-types.js";
+import { describeUpstreamError } from "./upstream-failure.js";
 
 export interface UpstreamTimeouts {
   connectMs: number;
@@ -65,7 +66,7 @@ export class UpstreamClient {
       return { status: res.statusCode, headers: res.headers, body: res.body };
     } catch (err) {
       if (req.signal?.aborted) throw err;
-      throw new UpstreamConnectError(describeFailure(err), { cause: err });
+      throw new UpstreamConnectError(describeUpstreamError(err), { cause: err });
     }
   }
 
@@ -76,14 +77,4 @@ export class UpstreamClient {
 
 function joinPath(base: string, path: string): string {
   return `${base.replace(/\/+$/, "")}${path}`;
-}
-
-function describeFailure(err: unknown): string {
-  if (err instanceof undiciErrors.HeadersTimeoutError) return "upstream did not answer in time";
-  if (err instanceof undiciErrors.ConnectTimeoutError) return "upstream connection timed out";
-  if (err instanceof undiciErrors.SocketError) return "upstream closed the connection";
-  const code = (err as { code?: string }).code;
-  if (code === "ECONNREFUSED") return "upstream refused the connection";
-  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "upstream host not found";
-  return "upstream request failed";
 }

@@ -213,27 +213,24 @@ export class ProcessExchange {
       if (status >= 500) this.ctx.health.failed(this.targetId);
       else this.ctx.health.succeeded(this.targetId);
     }
-    if (status >= 500) {
-      throw new GatewayError("upstream_unavailable", `backend error: upstream answered ${status}`);
-    }
     const contentType = (headers["content-type"] ?? "").toLowerCase();
+    const sse = contentType.startsWith("text/event-stream");
+    // A backend's error answer (4xx or 5xx) is relayed with its status; a streamed request
+    // answered without an event stream gets an error event, never an empty success.
     const kind: ResponseKind =
-      status >= 400
-        ? "upstream_error"
-        : contentType.startsWith("text/event-stream")
-          ? "sse"
-          : "json";
-    if (value.endOfStream && kind !== "upstream_error") {
+      status >= 400 ? "upstream_error" : call.stream && !sse ? "not_sse" : sse ? "sse" : "json";
+    if (value.endOfStream && kind !== "upstream_error" && kind !== "not_sse") {
       throw new GatewayError("upstream_unavailable", "backend error: the response has no body");
     }
     call.status = status;
-    this.response = new ResponseRelay(this.ctx, call, kind, status, (work) =>
+    this.response = new ResponseRelay(this.ctx, call, kind, status, headers, (work) =>
       this.finishOnce(work),
     );
     const set: Record<string, string> = { ...call.responseHeaders, "x-request-id": call.requestId };
-    if (kind === "sse")
+    if (kind === "sse" || kind === "not_sse")
       Object.assign(set, { "cache-control": "no-cache", "x-accel-buffering": "no" });
-    else set["content-type"] = "application/json; charset=utf-8";
+    if (kind === "not_sse") set["content-type"] = "text/event-stream; charset=utf-8";
+    else if (kind !== "sse") set["content-type"] = "application/json; charset=utf-8";
     if (value.endOfStream) await this.response.chunk(Buffer.alloc(0), true);
     return answer("responseHeaders", {
       headerMutation: { setHeaders: setHeaders(set), removeHeaders: ["content-length"] },
