@@ -1,7 +1,13 @@
 import { GatewayError } from "../../core/errors.js";
 import type { InferenceCall } from "../../core/inference-call.js";
 import type { StreamFilterResult, StreamPart, StreamTextFilter } from "../../core/pipeline.js";
-import { longestPlaceholder, restorePlaceholders, type PlaceholderMap } from "../pii/redact.js";
+import { isPiiEntity } from "../pii/entities.js";
+import {
+  longestPlaceholder,
+  placeholderFor,
+  restorePlaceholders,
+  type PlaceholderMap,
+} from "../pii/redact.js";
 import { placeholderRestoreScan } from "../pii/stream-scan.js";
 import { evaluateOutput } from "../policy/evaluate.js";
 import type { GuardrailPolicy } from "../policy/policy-schema.js";
@@ -40,6 +46,14 @@ const BLOCK_CODES: readonly string[] = [
 
 function isBlockCode(label: string): label is BlockCode {
   return BLOCK_CODES.includes(label);
+}
+
+function copyMap(map: PlaceholderMap): PlaceholderMap {
+  return {
+    originalByPlaceholder: new Map(map.originalByPlaceholder),
+    placeholderByValue: new Map(map.placeholderByValue),
+    countByEntity: new Map(map.countByEntity),
+  };
 }
 
 /** Where a value could still be growing, for every span detector of the policy. */
@@ -90,21 +104,31 @@ export function streamGuard(
   part: StreamPart,
 ): StreamTextFilter {
   const { policy, rules } = config;
+  const lowLatency = policy.stream_mode !== "buffered";
   let lastBlock: { code: string; message: string } | undefined;
   const scan = (text: string): ScanResult => {
-    const e = evaluateOutput(policy, rules, text, { placeholders });
+    // Low latency scans held text that may still grow: placeholders are allocated in a scratch
+    // copy, and in the request's map only for values actually released (resolve).
+    const map = lowLatency ? copyMap(placeholders) : placeholders;
+    const e = evaluateOutput(policy, rules, text, { placeholders: map });
     if (e.decision.kind === "block") {
       lastBlock = { code: e.decision.code, message: e.decision.message };
       call.verdicts.push(...e.verdicts.filter((v) => v.action === "block"));
       return { spans: [{ start: 0, end: text.length, label: e.decision.code, block: true }] };
     }
     if (e.decision.kind !== "redact") return { spans: [] };
-    const spans: ScanSpan[] = e.decision.placeholders.map((p) => ({
-      start: p.start,
-      end: p.end,
-      label: p.label,
-      replacement: p.placeholder,
-    }));
+    const spans: ScanSpan[] = e.decision.placeholders.map((p) => {
+      const entity = /^\[([A-Z_]+)_\d+\]$/.exec(p.placeholder)?.[1] ?? "";
+      const span: ScanSpan = {
+        start: p.start,
+        end: p.end,
+        label: p.label,
+        replacement: p.placeholder,
+      };
+      if (lowLatency && isPiiEntity(entity))
+        span.resolve = () => placeholderFor(placeholders, entity, text.slice(p.start, p.end));
+      return span;
+    });
     return { spans };
   };
   const wholeRules = rules.filter(
@@ -121,10 +145,9 @@ export function streamGuard(
           return e.decision.code;
         }
       : undefined;
-  const guard: Scanner =
-    policy.stream_mode === "buffered"
-      ? new IncrementalScanner({ window: STREAM_WINDOW, scan })
-      : new LowLatencyScanner({ scan, holdFrom: holdFor(policy, rules, part), wholeText });
+  const guard: Scanner = lowLatency
+    ? new LowLatencyScanner({ scan, holdFrom: holdFor(policy, rules, part), wholeText })
+    : new IncrementalScanner({ window: STREAM_WINDOW, scan });
   const restore: Scanner | undefined = !policy.pii.restore_in_response
     ? undefined
     : policy.stream_mode === "buffered"

@@ -37,33 +37,65 @@ function isName(lower: string): boolean {
   return isFirstName(lower) || isLastName(lower);
 }
 
-function wordKind(core: string): TokenKind {
+/** Prefixes of provider keys that start with a lower-case word ("ghp_", "xoxb-", "glpat-"). */
+const SECRET_PREFIXES = [
+  "ghp_",
+  "gho_",
+  "ghu_",
+  "ghs_",
+  "ghr_",
+  "github_pat_",
+  "glpat-",
+  "xoxa-",
+  "xoxb-",
+  "xoxe-",
+  "xoxo-",
+  "xoxp-",
+  "xoxr-",
+  "xoxs-",
+  "sk-",
+  "sk_live_",
+  "sk_test_",
+  "rk_live_",
+  "rk_test_",
+  "pk_live_",
+  "whsec_",
+  "hf_",
+  "npm_",
+];
+
+function startsSecret(core: string): boolean {
+  return SECRET_PREFIXES.some((p) => p.startsWith(core));
+}
+
+function wordKind(core: string, sentenceStart: boolean): TokenKind {
   if (LOWER.test(core)) {
+    if (startsSecret(core)) return "fragment";
     if (isCommonWord(core)) return "word";
     return core.length >= 3 && !isName(core) ? "word" : "fragment";
   }
   if (CAPITALISED.test(core)) {
     const lower = core.toLowerCase();
     if (NOT_NAME_WORDS.has(lower)) return "word";
-    return isCommonWord(lower) && !isName(lower) ? "word" : "name";
+    // "Has", "Will", "Rose" open sentences as words; in mid-sentence they may be names.
+    return isCommonWord(lower) && (sentenceStart || !isName(lower)) ? "word" : "name";
   }
   if (MIXED_NAME.test(core)) return "name";
   return "value";
 }
 
-/** What a token could be part of; `strict` (tool-call arguments): no token counts as prose. */
-export function tokenKind(token: string, strict = false): TokenKind {
+/** What a token could be part of (see above); sentence-initial capitals are read as words. */
+export function tokenKind(token: string, sentenceStart = false): TokenKind {
   const core = token.replace(LEADING, "").replace(TRAILING, "");
   if (core.length === 0) return token.length > 0 && !/[.,;:!?]$/.test(token) ? "separator" : "word";
-  if (strict) return "value";
   if (INITIAL.test(core)) return "name";
   const possessive = core.replace(/['’]s$/u, "");
   if (COMPOUND.test(possessive)) {
-    const kinds = possessive.split(/[-'’]/u).map(wordKind);
+    const kinds = possessive.split(/[-'’]/u).map((w) => wordKind(w, sentenceStart));
     if (kinds.includes("name")) return "name";
     return kinds.every((k) => k === "word") ? "word" : "fragment";
   }
-  if (/^[\p{L}\p{M}]+$/u.test(possessive)) return wordKind(possessive);
+  if (/^[\p{L}\p{M}]+$/u.test(possessive)) return wordKind(possessive, sentenceStart);
   return "value";
 }
 
@@ -73,12 +105,18 @@ interface Token {
   kind: TokenKind;
 }
 
-function tokensFrom(text: string, from: number, strict: boolean): Token[] {
+function tokensFrom(text: string, from: number): Token[] {
   const tokens: Token[] = [];
   const re = /\S+/gu;
   re.lastIndex = from;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    tokens.push({ start: m.index, end: m.index + m[0].length, kind: tokenKind(m[0], strict) });
+    const before = text.slice(Math.max(0, m.index - 4), m.index);
+    const sentenceStart = m.index === 0 || /(?:[.!?:]["'”’)]*\s+|\n\s*)$/u.test(before);
+    tokens.push({
+      start: m.index,
+      end: m.index + m[0].length,
+      kind: tokenKind(m[0], sentenceStart),
+    });
   }
   return tokens;
 }
@@ -90,8 +128,10 @@ export interface HoldOptions {
 
 /** The earliest index >= `from` of `text` that may still be part of a value; text.length: none. */
 export function valueHoldFrom(text: string, from: number, options: HoldOptions = {}): number {
-  const tokens = tokensFrom(text, from, options.strict === true);
+  const tokens = tokensFrom(text, from);
   const last = tokens.at(-1);
+  // JSON arguments: the last token may be a value's first word, whatever it looks like.
+  if (last !== undefined && options.strict === true && !/\s$/u.test(text)) last.kind = "value";
   if (last === undefined || last.kind === "word") return text.length;
   let start = last.start;
   for (let i = tokens.length - 2; i >= 0; i--) {

@@ -22,6 +22,8 @@ import type { Span } from "../verdict.js";
 export interface ScanSpan extends Span {
   label: string;
   replacement?: string;
+  /** Computes the replacement when the span is released (allocates a placeholder only then). */
+  resolve?: () => string;
   block?: boolean;
 }
 

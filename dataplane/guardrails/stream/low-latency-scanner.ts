@@ -136,7 +136,8 @@ function render(
     if (span.start >= cut) break;
     const from = Math.max(span.start, at);
     if (span.end <= from) continue;
-    parts.push(text.slice(at, from), span.replacement ?? text.slice(from, span.end));
+    const replacement = span.resolve?.() ?? span.replacement;
+    parts.push(text.slice(at, from), replacement ?? text.slice(from, span.end));
     at = span.end;
   }
   if (at < cut) parts.push(text.slice(at, cut));
