@@ -61,5 +61,8 @@ export function responseTexts(body: Record<string, unknown>): TextSlot[] {
     }
   }
   if (typeof body.text === "string") slots.push(slot(body, "text"));
+  // A verbose_json transcription repeats its text in segments.
+  const segments = Array.isArray(body.segments) ? (body.segments as Record<string, unknown>[]) : [];
+  for (const s of segments) if (s && typeof s.text === "string") slots.push(slot(s, "text"));
   return slots;
 }
