@@ -16,7 +16,47 @@ const SHORT_WORDS =
   "also been both does done each even from have here into just like made make many more most " +
   "much must need only over said same some such than that them then they this very what when " +
   "will with would could should these those there their where which while about after again " +
-  "being other every under until since shall might";
+  "being other every under until since shall might " +
+  // Numbers, seasons and common words that are also first names somewhere.
+  "zero one two three four five six seven eight nine ten eleven twelve twenty hundred thousand " +
+  "million billion spring summer autumn fall winter mark marks rose grant bill art faith river " +
+  "stone dawn ray chase lane hope joy page sky star may june august will " +
+  // Short words the lists lack (irregular forms, spellings).
+  "met led fed ran sat saw won lit hid bit dug fit hit let set put cut got new old big bad red " +
+  "hot wet dry few lot low raw shy sly top due end age aid aim air arm ask bag bar bed bus car " +
+  "cat cup day dog ear eat egg eye fan far fat fee fix fly fun gap gas guy hat her ice ink job " +
+  "key kid law lay leg lie lip log man map mix mud net nor nut oil pan pay pen pet pie pin pot " +
+  "pub rat rod row run sea sir son sum sun tax tea tie tip toe ton toy try two use van war way " +
+  "web win yet zoo grey gray ago via etc";
+
+/** English first names (as e-mail local parts are written: "mary", "john"), lower-cased. */
+const EN_FIRST = new Set<string>();
+function collectNames(value: unknown): void {
+  if (typeof value === "string") EN_FIRST.add(value.toLowerCase());
+  else if (Array.isArray(value)) for (const v of value) collectNames(v);
+  else if (value !== null && typeof value === "object")
+    for (const v of Object.values(value)) collectNames(v);
+}
+collectNames((allLocales.en?.person as { first_name?: unknown } | undefined)?.first_name);
+
+const SORTED_FIRST = [...EN_FIRST].sort();
+
+/**
+ * Whether a lower-case word is an English first name that is not also an ordinary word, or (up to
+ * three letters) may be the beginning of one ("mar" of "mary").
+ */
+export function mayBeEnglishFirstName(word: string): boolean {
+  if (isCommonWord(word)) return false;
+  if (word.length > 3) return EN_FIRST.has(word);
+  let lo = 0;
+  let hi = SORTED_FIRST.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((SORTED_FIRST[mid] as string) < word) lo = mid + 1;
+    else hi = mid;
+  }
+  return SORTED_FIRST[lo]?.startsWith(word) === true;
+}
 
 function collect(into: Set<string>): void {
   const words = allLocales.en?.word as Record<string, unknown> | undefined;

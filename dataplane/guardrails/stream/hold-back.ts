@@ -1,6 +1,6 @@
 import { isFirstName, isLastName } from "../pii/name-lexicon.js";
 import { NOT_NAME_WORDS } from "../pii/not-name-words.js";
-import { isCommonWord } from "./common-words.js";
+import { isCommonWord, mayBeEnglishFirstName } from "./common-words.js";
 
 /**
  * Where a streamed text must be held back: the earliest index from which a detector's match could
@@ -72,7 +72,8 @@ function wordKind(core: string, sentenceStart: boolean): TokenKind {
   if (LOWER.test(core)) {
     if (startsSecret(core)) return "fragment";
     if (isCommonWord(core)) return "word";
-    return core.length >= 3 && !isName(core) ? "word" : "fragment";
+    // An e-mail's local part is most often a first name ("mary", "john"): held until complete.
+    return core.length >= 3 && !mayBeEnglishFirstName(core) ? "word" : "fragment";
   }
   if (CAPITALISED.test(core)) {
     const lower = core.toLowerCase();
@@ -144,6 +145,8 @@ export function valueHoldFrom(text: string, from: number, options: HoldOptions =
     if (token.kind === "word" && !particle) break;
     start = token.start;
   }
+  // The space before a held value goes out with it, not as a chunk of its own.
+  while (start > from && /\s/u.test(text[start - 1] ?? "")) start--;
   return start;
 }
 
