@@ -12,6 +12,7 @@ import { inferencePathSection } from "./sections/inference-path.js";
 import { envoyAdaptersSection } from "./sections/envoy-adapters.js";
 import { guardrailScanSection } from "./sections/guardrail-scan.js";
 import { limitsOverheadSection } from "./sections/limits-overhead.js";
+import { pacedStreamSection } from "./sections/paced-stream.js";
 import type { Section, SectionReport } from "./sections/section.js";
 
 const SECTIONS: Section[] = [
@@ -19,6 +20,7 @@ const SECTIONS: Section[] = [
   guardrailScanSection,
   limitsOverheadSection,
   envoyAdaptersSection,
+  pacedStreamSection,
 ];
 
 const options = benchOptionsFromProcess();
