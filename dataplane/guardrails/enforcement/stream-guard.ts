@@ -28,6 +28,8 @@ import type { GuardConfig } from "./guard-config.js";
 
 /** Buffered mode: the longest value caught whole across chunk boundaries. */
 const STREAM_WINDOW = 256;
+/** Low latency: whole-text checks run from this many characters on, then on every 25% growth. */
+const WHOLE_TEXT_STEP = 256;
 
 interface Scanner {
   push(text: string): { emit: string; consumed?: number; blocked?: { label: string } };
@@ -105,12 +107,17 @@ export function streamGuard(
 ): StreamTextFilter {
   const { policy, rules } = config;
   const lowLatency = policy.stream_mode !== "buffered";
+  // Low latency: span detectors on the held text; content safety judges the text so far, in
+  // wholeText (a classifier has too little evidence on a sentence fragment).
+  const spanPolicy: GuardrailPolicy = lowLatency
+    ? { ...policy, safety: { ...policy.safety, enabled: false } }
+    : policy;
   let lastBlock: { code: string; message: string } | undefined;
   const scan = (text: string): ScanResult => {
     // Low latency scans held text that may still grow: placeholders are allocated in a scratch
     // copy, and in the request's map only for values actually released (resolve).
     const map = lowLatency ? copyMap(placeholders) : placeholders;
-    const e = evaluateOutput(policy, rules, text, { placeholders: map });
+    const e = evaluateOutput(spanPolicy, rules, text, { placeholders: map });
     if (e.decision.kind === "block") {
       lastBlock = { code: e.decision.code, message: e.decision.message };
       call.verdicts.push(...e.verdicts.filter((v) => v.action === "block"));
@@ -146,7 +153,12 @@ export function streamGuard(
         }
       : undefined;
   const guard: Scanner = lowLatency
-    ? new LowLatencyScanner({ scan, holdFrom: holdFor(policy, rules, part), wholeText })
+    ? new LowLatencyScanner({
+        scan,
+        holdFrom: holdFor(policy, rules, part),
+        wholeText,
+        wholeTextStep: WHOLE_TEXT_STEP,
+      })
     : new IncrementalScanner({ window: STREAM_WINDOW, scan });
   const restore: Scanner | undefined = !policy.pii.restore_in_response
     ? undefined

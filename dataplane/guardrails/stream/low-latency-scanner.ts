@@ -8,9 +8,10 @@ import type { ScanResult, ScanSpan } from "./incremental-scanner.js";
  *
  * - Span detectors (PII, custom rules) run on the held text with up to `context` characters of
  *   already released text before it, so a cue in an earlier chunk ("phone: ") still counts.
- * - Whole-text detectors (`wholeText`: content safety, token limits) judge the text so far: run
- *   whenever it has grown by a quarter (at least `wholeTextStep` characters) and at the end. A
- *   block stops the stream there: what was already released stays released.
+ * - Whole-text detectors (`wholeText`: content safety, token limits) judge the text so far: once
+ *   it has `wholeTextStep` characters, then whenever it has grown by a quarter (at least
+ *   `wholeTextStep` characters), and at the end. A block stops the stream there: what was already
+ *   released stays released.
  * - At most `maxHold` characters are held; a value longer than that can be released in parts.
  * - A cut never falls between the two halves of a surrogate pair.
  */
