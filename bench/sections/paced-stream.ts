@@ -75,9 +75,21 @@ async function streamOnce(base: string, headers: Record<string, string>): Promis
   return { ttftMs, contents };
 }
 
-/** Content chunks equal, position by position, to the ones the upstream sent. */
+/** Content chunks equal to the upstream's chunk at the same place in the text (not merged or split). */
 function asSent(contents: readonly string[]): number {
-  return contents.filter((c, i) => c === PROSE_PIECES[i]).length;
+  const sentAt = new Map<number, string>();
+  let at = 0;
+  for (const piece of PROSE_PIECES) {
+    sentAt.set(at, piece);
+    at += piece.length;
+  }
+  let offset = 0;
+  let same = 0;
+  for (const content of contents) {
+    if (sentAt.get(offset) === content) same += 1;
+    offset += content.length;
+  }
+  return same;
 }
 
 const round2 = (n: number): number => Math.round(n * 100) / 100;

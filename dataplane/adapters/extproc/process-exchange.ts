@@ -10,6 +10,7 @@ import type { AppContext } from "../../app/context.js";
 import { GatewayError, toGatewayError } from "../../core/errors.js";
 import type { InferenceCall } from "../../core/inference-call.js";
 import { failCall } from "../http/compat/call-lifecycle.js";
+import { upstreamFailure } from "../../upstream/upstream-failure.js";
 import { requestIdFrom } from "../http/request-id.js";
 import { isUndecided, undecidedError, withinDeadline } from "../grpc/decision-deadline.js";
 import type { EnvoyAdapterOptions } from "../grpc/envoy-options.js";
@@ -97,6 +98,13 @@ export class ProcessExchange {
       await this.finishOnce(() =>
         failCall(this.ctx, call, new GatewayError("upstream_unavailable", "the client went away")),
       );
+      return;
+    }
+    if (this.response?.sawBody === true) {
+      // Part of the body came and the exchange ended before its end: the backend cut it.
+      call.outcome = this.response.kind === "sse" ? "stream_failed" : "upstream_error";
+      const cut = upstreamFailure(new Error("the response was cut before its end"));
+      await this.finishOnce(() => failCall(this.ctx, call, cut));
       return;
     }
     if (this.response !== undefined && (call.status ?? 200) < 400) {

@@ -34,11 +34,13 @@ export class ResponseRelay {
   private held: Buffer[] = [];
   private heldBytes = 0;
   private over = false;
+  /** Part of the body arrived (so an exchange ending now cut it short). */
+  sawBody = false;
 
   constructor(
     private readonly ctx: AppContext,
     private readonly call: InferenceCall,
-    private readonly kind: ResponseKind,
+    readonly kind: ResponseKind,
     private readonly status: number,
     private readonly headers: Record<string, string>,
     private readonly onFinish: (work: () => Promise<unknown>) => Promise<void>,
@@ -55,6 +57,7 @@ export class ResponseRelay {
 
   async chunk(body: Buffer, end: boolean): Promise<ChunkAnswer> {
     if (this.over) return { kind: "replace", body: Buffer.alloc(0) };
+    if (body.length > 0) this.sawBody = true;
     if (this.sse) return this.sseChunk(this.sse, body, end);
     if (this.kind === "not_sse")
       return end ? this.notAStream() : { kind: "replace", body: Buffer.alloc(0) };

@@ -27,7 +27,10 @@ const SHORT_WORDS =
   "cat cup day dog ear eat egg eye fan far fat fee fix fly fun gap gas guy hat her ice ink job " +
   "key kid law lay leg lie lip log man map mix mud net nor nut oil pan pay pen pet pie pin pot " +
   "pub rat rod row run sea sir son sum sun tax tea tie tip toe ton toy try two use van war way " +
-  "web win yet zoo grey gray ago via etc";
+  "web win yet zoo grey gray ago via etc everyone everything everybody someone something " +
+  "somebody anyone anything anybody nobody nothing nowhere somewhere everywhere anywhere " +
+  "however therefore meanwhile instead perhaps yesterday tonight later sometimes often always " +
+  "never usually already almost enough either neither whether though although unless";
 
 /** English first names (as e-mail local parts are written: "mary", "john"), lower-cased. */
 const EN_FIRST = new Set<string>();

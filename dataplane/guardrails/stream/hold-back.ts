@@ -20,7 +20,7 @@ import { isCommonWord, mayBeEnglishFirstName } from "./common-words.js";
  * chunk; a value is held from its first character until the word after it shows it is complete.
  */
 
-type TokenKind = "word" | "value" | "name" | "fragment" | "separator";
+type TokenKind = "word" | "value" | "name" | "fragment" | "separator" | "caps";
 
 const PARTICLES = new Set(
   "van von de da del della der den di du la le bin ibn al dos das ter ten y".split(" "),
@@ -78,9 +78,12 @@ function wordKind(core: string, sentenceStart: boolean): TokenKind {
   if (CAPITALISED.test(core)) {
     const lower = core.toLowerCase();
     if (NOT_NAME_WORDS.has(lower)) return "word";
-    // "Has", "Will", "Rose" open sentences as words; in mid-sentence they may be names.
-    return isCommonWord(lower) && (sentenceStart || !isName(lower)) ? "word" : "name";
+    // A sentence opens with any word ("Has", "Imagine"), a name only when it is one; in
+    // mid-sentence a capitalised word is a name unless it is an ordinary word and no name.
+    if (sentenceStart) return isName(lower) && !isCommonWord(lower) ? "name" : "word";
+    return isCommonWord(lower) && !isName(lower) ? "word" : "name";
   }
+  if (/^\p{Lu}{2,}$/u.test(core)) return "caps";
   if (MIXED_NAME.test(core)) return "name";
   return "value";
 }
@@ -89,6 +92,11 @@ function wordKind(core: string, sentenceStart: boolean): TokenKind {
 export function tokenKind(token: string, sentenceStart = false): TokenKind {
   const core = token.replace(LEADING, "").replace(TRAILING, "");
   if (core.length === 0) return token.length > 0 && !/[.,;:!?]$/.test(token) ? "separator" : "word";
+  if (core === "A" || core === "I") return "word";
+  // Contractions: "don't", "can't" are never values; "I'm", "you've" are their first word.
+  if (/^\p{L}+n['’]t$/iu.test(core)) return "word";
+  const stem = /^(\p{L}+)['’](?:m|d|ve|ll|re)$/iu.exec(core)?.[1];
+  if (stem !== undefined) return stem === "I" ? "word" : wordKind(stem, sentenceStart);
   if (INITIAL.test(core)) return "name";
   const possessive = core.replace(/['’]s$/u, "");
   if (COMPOUND.test(possessive)) {
@@ -134,6 +142,10 @@ export function valueHoldFrom(text: string, from: number, options: HoldOptions =
   // JSON arguments: the last token may be a value's first word, whatever it looks like.
   if (last !== undefined && options.strict === true && !/\s$/u.test(text)) last.kind = "value";
   if (last === undefined || last.kind === "word") return text.length;
+  // An upper-case word ("AI", "NASA") is held while it may still grow ("GB" of "GB82...",
+  // "AKIA" of a key) or next to a value ("GB82 WEST 1234"); otherwise it is a word.
+  const complete = last.end < text.length;
+  if (last.kind === "caps" && complete && tokens.at(-2)?.kind !== "value") return text.length;
   let start = last.start;
   for (let i = tokens.length - 2; i >= 0; i--) {
     const token = tokens[i] as Token;
