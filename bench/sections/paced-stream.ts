@@ -12,6 +12,10 @@ import { createMemberKey, GUARDRAILS_OFF, registerBenchModels } from "../gateway
 import { percentile } from "../load/percentile.js";
 import { startChild } from "../processes/child-process.js";
 import { createFreshDatabase } from "../processes/fresh-database.js";
+import type { InferenceCall } from "../../dataplane/core/inference-call.js";
+import { streamGuard } from "../../dataplane/guardrails/enforcement/stream-guard.js";
+import { createPlaceholderMap } from "../../dataplane/guardrails/pii/redact.js";
+import { defaultPolicy } from "../../dataplane/guardrails/policy/policy-schema.js";
 import type { Section, SectionContext, SectionReport } from "./section.js";
 
 const MODEL = "bench-prose";
@@ -94,6 +98,32 @@ function asSent(contents: readonly string[]): number {
 
 const round2 = (n: number): number => Math.round(n * 100) / 100;
 
+/**
+ * The output guard's own work, in process (no network, less sensitive to a loaded machine): the
+ * time its push takes for the first chunk and for every chunk of the prose, default policy.
+ */
+function guardWork(runs: number): { firstUs: number[]; chunkUs: number[] } {
+  const firstUs: number[] = [];
+  const chunkUs: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    const call = { verdicts: [] } as unknown as InferenceCall;
+    const filter = streamGuard(
+      call,
+      { policy: defaultPolicy(), rules: [] },
+      createPlaceholderMap(),
+      { choice: 0, field: "content" },
+    );
+    PROSE_PIECES.forEach((piece, i) => {
+      const started = performance.now();
+      filter.push(piece);
+      const us = (performance.now() - started) * 1000;
+      (i === 0 ? firstUs : chunkUs).push(us);
+    });
+    filter.end();
+  }
+  return { firstUs, chunkUs };
+}
+
 export const pacedStreamSection: Section = {
   name: "paced stream (guarded output, 240 x 25 ms)",
   async run(context: SectionContext): Promise<SectionReport> {
@@ -132,7 +162,7 @@ export const pacedStreamSection: Section = {
         for (const way of order)
           results[way].push(await streamOnce(target[way].base, target[way].headers));
       }
-      return report(results, streams);
+      return report(results, streams, guardWork(20));
     } finally {
       await gateway.stop();
       await upstream.close();
@@ -141,7 +171,11 @@ export const pacedStreamSection: Section = {
   },
 };
 
-function report(results: Record<Way, StreamResult[]>, streams: number): SectionReport {
+function report(
+  results: Record<Way, StreamResult[]>,
+  streams: number,
+  work: { firstUs: number[]; chunkUs: number[] },
+): SectionReport {
   const p50 = (way: Way) =>
     percentile(
       results[way].map((r) => r.ttftMs),
@@ -179,6 +213,9 @@ function report(results: Record<Way, StreamResult[]>, streams: number): SectionR
       default_policy_added_ttft_p50_ms: added,
       guardrails_off_added_ttft_p50_ms: addedOff,
       default_policy_chunks_as_sent_pct: round2(fidelity("default-policy")),
+      guard_first_chunk_p50_us: round2(percentile(work.firstUs, 50)),
+      guard_per_chunk_p50_us: round2(percentile(work.chunkUs, 50)),
+      guard_per_chunk_p99_us: round2(percentile(work.chunkUs, 99)),
     },
     targets: [
       {
@@ -203,6 +240,6 @@ function report(results: Record<Way, StreamResult[]>, streams: number): SectionR
     notes: [
       `${streams} streams per way, concurrency 1, ${PROSE_PIECES.length} chunks ${PACE_MS} ms apart`,
     ],
-    data: results,
+    data: { results, guardWork: work },
   };
 }
