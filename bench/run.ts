@@ -14,12 +14,14 @@ import { guardrailScanSection } from "./sections/guardrail-scan.js";
 import { limitsOverheadSection } from "./sections/limits-overhead.js";
 import { pacedStreamSection } from "./sections/paced-stream.js";
 import type { Section, SectionReport } from "./sections/section.js";
+import { batchesSection } from "./sections/batches.js";
 
 const SECTIONS: Section[] = [
   inferencePathSection,
   guardrailScanSection,
   limitsOverheadSection,
   envoyAdaptersSection,
+  batchesSection,
   pacedStreamSection,
 ];
 

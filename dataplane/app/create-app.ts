@@ -58,6 +58,14 @@ import { RouteRepository } from "../store/route-repository.js";
 import { VERSION } from "../adapters/http/routes/system.js";
 import type { AppContext, ReadinessCheck } from "./context.js";
 import { openStores, type Stores } from "./open-stores.js";
+import { batchRoutes } from "../adapters/http/routes/batches.js";
+import { fileRoutes } from "../adapters/http/routes/files.js";
+import { BatchRepository } from "../store/batch-repository.js";
+import { FileRepository } from "../store/file-repository.js";
+import { buildBatchRunner } from "./batch-wiring.js";
+import { attachRealtime } from "../adapters/http/realtime-upgrade.js";
+import { realtimeRoutes } from "../adapters/http/routes/realtime.js";
+import { CLOSE } from "../realtime/realtime-session.js";
 
 const BOOTSTRAP_LOCK_ID = 7_314_620_002;
 
@@ -188,6 +196,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       guardrails: guardrailRepo,
       exports: exportRepo,
       routes: routeRepo,
+      files: new FileRepository(db),
+      batches: new BatchRepository(db),
     },
     exportJobs,
     guardConfig,
@@ -222,6 +232,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       backends: health.snapshot(targets),
     };
   };
+  const batchRunner = buildBatchRunner(ctx);
   const routes: AnyRouteSpec[] = [
     ...systemRoutes(ctx, inventory),
     ...accountRoutes(ctx),
@@ -234,6 +245,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...exportRoutes(ctx),
     ...routeRoutes(ctx),
     ...limits.routes(ctx),
+    ...fileRoutes(ctx),
+    ...batchRoutes(ctx, batchRunner),
+    ...realtimeRoutes(),
   ];
   const openApiRoute = route({
     method: "GET",
@@ -246,14 +260,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   routes.push(openApiRoute);
   const document = buildOpenApi(routes);
   const http = buildHttpServer(ctx, routes, limits.checkManagement);
+  const realtime = attachRealtime(ctx, http.server);
   usage.start();
+  batchRunner.start();
 
   return {
     ctx,
     http,
     generatedAdminKey: generated,
     async close() {
+      realtime.closeAll(CLOSE.goingAway, "gateway shutting down");
       await http.close();
+      await batchRunner.stop();
       await usage.stop();
       await routing.stop();
       await upstream.close();

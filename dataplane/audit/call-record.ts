@@ -27,6 +27,32 @@ function streamStopDetails(
   };
 }
 
+/**
+ * What a record says beyond the common fields: where a guardrail stopped a stream, the batch
+ * line, or the realtime session.
+ */
+function callDetails(call: InferenceCall): Record<string, unknown> | null {
+  if (call.streamStop) return { stream_stopped: streamStopDetails(call.streamStop) };
+  if (call.batch) return { batch_id: call.batch.batchId, custom_id: call.batch.customId };
+  const rt = call.realtime;
+  if (!rt) return null;
+  return {
+    realtime: {
+      session_id: rt.sessionId,
+      kind: rt.kind,
+      ...(rt.responseId === undefined ? {} : { response_id: rt.responseId }),
+      ...(rt.closed === undefined
+        ? {}
+        : {
+            closed_by: rt.closed.by,
+            close_code: rt.closed.code,
+            reason: rt.closed.reason,
+            tokens: rt.closed.totals,
+          }),
+    },
+  };
+}
+
 /** The audit record of one inference call, whatever its outcome. Never contains the key. */
 export function recordForCall(
   call: InferenceCall,
@@ -90,7 +116,7 @@ export function recordForCall(
       request_sha256: sha256Hex(canonicalJson(call.originalBody)),
       response_sha256: call.responseDigest ?? null,
       content_sha256: content === null ? null : sha256Hex(canonicalJson(content)),
-      details: call.streamStop ? { stream_stopped: streamStopDetails(call.streamStop) } : null,
+      details: callDetails(call),
     },
     content,
   };

@@ -35,6 +35,7 @@ const KINDS = {
   // 413 / 415 / 422 / 429
   request_too_large: { status: 413, type: "invalid_request_error" },
   unsupported_media_type: { status: 415, type: "invalid_request_error" },
+  upgrade_required: { status: 426, type: "invalid_request_error" },
   validation_failed: { status: 422, type: "validation_error" },
   rate_limit_exceeded: { status: 429, type: "rate_limit_error" },
   // 5xx
