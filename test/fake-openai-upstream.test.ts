@@ -98,7 +98,10 @@ test("fake upstream (test double): no usage chunk unless include_usage, and usag
     await post(upstream, "/chat/completions", { ...chat, stream: true }),
   );
   t.is(plain.length, 5); // role chunk, 2 content chunks, finish chunk, [DONE]
-  t.false(plain.some((e) => e.data.includes('"usage"')), "no usage key unless asked");
+  t.false(
+    plain.some((e) => e.data.includes('"usage"')),
+    "no usage key unless asked",
+  );
   upstream.script.next({ usage: false });
   const asked = { ...chat, stream: true, stream_options: { include_usage: true } };
   const omitted = await readEvents(await post(upstream, "/chat/completions", asked));
