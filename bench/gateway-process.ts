@@ -1,7 +1,9 @@
 /**
  * The gateway under benchmark, in its own process, logging silenced, listening on 127.0.0.1
- * (random port). `gateway-process.ts [postgres URL]`: without a URL it runs on an embedded
- * in-memory PGlite store (like test/support/test-app.ts); with one, on that Postgres database.
+ * (random port). `gateway-process.ts [postgres URL | data directory]`: without an argument it
+ * runs on an embedded in-memory PGlite store (like test/support/test-app.ts); with a postgres://
+ * URL, on that database; with a directory, on the embedded default (PGlite on disk in that
+ * DATA_DIR, opened the way `npm start` opens it).
  * Prints {"url": "...", "adminKey": "..."} once listening; stops on SIGTERM.
  */
 import { pino } from "pino";
@@ -12,16 +14,20 @@ import { generateApiKey } from "../dataplane/core/api-key-format.js";
 import { openPglite } from "../dataplane/store/pglite-database.js";
 import { announceReady } from "./processes/child-control.js";
 
-const databaseUrl = process.argv[2];
+const argument = process.argv[2];
+const databaseUrl = argument?.startsWith("postgres") ? argument : undefined;
+const dataDir = argument !== undefined && databaseUrl === undefined ? argument : undefined;
 const adminKey = generateApiKey();
 const config = loadConfig({
   LOG_LEVEL: "silent",
   EVIDENT_ADMIN_KEY: adminKey,
   ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  ...(dataDir ? { DATA_DIR: dataDir } : {}),
 });
-const stores = databaseUrl
-  ? undefined
-  : { db: await openPglite(undefined), redis: undefined, broadcast: memoryBroadcast() };
+const stores =
+  databaseUrl || dataDir
+    ? undefined
+    : { db: await openPglite(undefined), redis: undefined, broadcast: memoryBroadcast() };
 const app = await createApp(config, { logger: pino({ level: "silent" }), stores });
 await app.http.listen({ port: 0, host: "127.0.0.1" });
 const address = app.http.server.address();

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: runs every section in order, prints each report, and writes them all as JSON to
  * .bench/last.json. Sections are modules under bench/sections/; add new ones to SECTIONS.
- * Options: BENCH_ROUNDS, BENCH_SECONDS (see bench/config/bench-options.ts).
+ * Options: BENCH_ROUNDS, BENCH_SECONDS, BENCH_SECTIONS, BENCH_SOAK_SECONDS, BENCH_QUICK (see
+ * bench/config/bench-options.ts). A section is added by one line in SECTIONS: its key and module.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
@@ -15,14 +16,20 @@ import { limitsOverheadSection } from "./sections/limits-overhead.js";
 import { pacedStreamSection } from "./sections/paced-stream.js";
 import type { Section, SectionReport } from "./sections/section.js";
 import { batchesSection } from "./sections/batches.js";
+import { soakSection } from "./sections/soak.js";
+import { wrkThroughputSection } from "./sections/wrk-throughput.js";
 
-const SECTIONS: Section[] = [
-  inferencePathSection,
-  guardrailScanSection,
-  limitsOverheadSection,
-  envoyAdaptersSection,
-  batchesSection,
-  pacedStreamSection,
+/** Key (for BENCH_SECTIONS) -> section, in the order they run. */
+const SECTIONS: [string, Section][] = [
+  ["wrk", wrkThroughputSection],
+  ["inference", inferencePathSection],
+  ["guardrails", guardrailScanSection],
+  ["limits", limitsOverheadSection],
+  ["envoy", envoyAdaptersSection],
+  ["cache", (await import("./sections/cache.js")).cacheSection],
+  ["batches", batchesSection],
+  ["soak", soakSection],
+  ["paced-stream", pacedStreamSection],
 ];
 
 const options = benchOptionsFromProcess();
@@ -36,7 +43,8 @@ log(
 );
 
 const reports: SectionReport[] = [];
-for (const section of SECTIONS) {
+for (const [key, section] of SECTIONS) {
+  if (options.sections !== undefined && !options.sections.includes(key)) continue;
   log(`section: ${section.name}`);
   const report = await section.run({ options, log });
   reports.push(report);

@@ -2,6 +2,7 @@ import { ConfigError, loadConfigFromProcess, type Config } from "./config/config
 import { createApp } from "./app/create-app.js";
 import { createLogger } from "./observability/logger.js";
 import { startGrpcServer } from "./adapters/grpc/start-grpc.js";
+import { drainAndClose } from "./app/graceful-shutdown.js";
 
 /** `npm start`: the data plane as one process on its configured (or embedded) stores. */
 async function main(): Promise<void> {
@@ -57,14 +58,22 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    // Ctrl-C in a terminal stops at once; SIGTERM (a rollout) drains first.
+    const drainDelayMs = signal === "SIGTERM" ? config.SHUTDOWN_DRAIN_DELAY_MS : 0;
     logger.info({ signal }, "shutting down: draining in-flight requests");
     const force = setTimeout(() => {
       logger.warn("drain timed out; exiting");
       process.exit(1);
-    }, config.SHUTDOWN_GRACE_MS);
+    }, drainDelayMs + config.SHUTDOWN_GRACE_MS);
     force.unref();
-    Promise.resolve(grpc?.close())
-      .then(() => app.close())
+    drainAndClose({
+      readiness: app.ctx.readiness,
+      drainDelayMs,
+      closeGrpc: async () => grpc?.close(),
+      closeApp: () => app.close(),
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      logger,
+    })
       .then(() => {
         logger.info("stopped");
         process.exit(0);

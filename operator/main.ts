@@ -7,6 +7,7 @@ import { pino } from "pino";
 import { ConfigError, loadOperatorConfig, type OperatorConfig } from "./config/config.js";
 import { ClientNodeKube } from "./kube/client-node-kube.js";
 import { httpNativeApi } from "./native/native-client.js";
+import { namespaceLabelBinding } from "./controllers/customer-binding.js";
 import { startOperator } from "./operator.js";
 import { systemClock } from "./runtime/clock.js";
 import { startHealthServer } from "./runtime/health-server.js";
@@ -36,7 +37,7 @@ async function main(): Promise<void> {
   });
   const metrics = new OperatorMetrics({ processMetrics: true });
   const kube = new ClientNodeKube(loadKubeConfig(config));
-  const native = httpNativeApi({ baseUrl: config.apiUrl, adminKey: config.adminKey });
+  const native = httpNativeApi({ baseUrl: config.apiUrl, apiKey: config.apiKey });
   let shuttingDown = false;
 
   const operator = startOperator({
@@ -50,6 +51,11 @@ async function main(): Promise<void> {
     identity: config.podName,
     concurrency: config.concurrency,
     endpointTemplate: config.endpointTemplate,
+    concurrencyMetric: config.concurrencyMetric,
+    customerBinding:
+      config.customerBinding === "required"
+        ? namespaceLabelBinding(kube, config.customerLabel)
+        : undefined,
     lease: config.leaderElection
       ? {
           namespace: config.leaseNamespace,
@@ -70,9 +76,14 @@ async function main(): Promise<void> {
       watchNamespace: config.watchNamespace ?? "(all)",
       metricsPort: config.metricsPort,
       lease: `${config.leaseNamespace}/${config.leaseName}`,
+      customerBinding: config.customerBinding,
     },
     "operator started",
   );
+  if (config.apiKeyRole === "admin")
+    logger.warn(
+      "using EVIDENT_ADMIN_KEY: create an API key with role operator and set EVIDENT_OPERATOR_KEY instead",
+    );
 
   const shutdown = async (signal: string): Promise<void> => {
     if (shuttingDown) return;

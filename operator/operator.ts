@@ -1,9 +1,11 @@
 import type { Logger } from "pino";
 import { GatewayError } from "../dataplane/core/errors.js";
+import { bindToNamespaceCustomer, type CustomerBinding } from "./controllers/customer-binding.js";
 import { deploymentController } from "./controllers/deployment.js";
 import { guardrailRuleController } from "./controllers/guardrail-rule.js";
 import { legalHoldController } from "./controllers/legal-hold.js";
 import { modelController } from "./controllers/model.js";
+import { kubeModelClaimants } from "./controllers/model-ownership.js";
 import { routeController } from "./controllers/route.js";
 import type { KubeClient } from "./kube/kube-client.js";
 import {
@@ -42,6 +44,10 @@ export interface OperatorOptions {
   backoff?: BackoffPolicy;
   /** endpoint_url template for running deployments; see deployment-workload.ts. */
   endpointTemplate?: string;
+  /** Custom metric the engines' HorizontalPodAutoscalers scale on. */
+  concurrencyMetric?: string;
+  /** Namespace -> customer binding for Route, GuardrailRule and LegalHold; undefined: not enforced. */
+  customerBinding?: CustomerBinding;
 }
 
 export interface RunningOperator {
@@ -61,11 +67,14 @@ export function startOperator(options: OperatorOptions): RunningOperator {
   const recorder = new EventRecorder(kube, clock, logger, options.identity);
   const controllers = new Map<string, Controller<unknown>>();
   for (const controller of [
-    modelController(native),
-    deploymentController(native, kube, options.endpointTemplate),
-    routeController(native),
-    guardrailRuleController(native),
-    legalHoldController(native),
+    modelController(native, kubeModelClaimants(kube, options.watchNamespace)),
+    deploymentController(native, kube, options.endpointTemplate, options.concurrencyMetric),
+    ...[routeController(native), guardrailRuleController(native), legalHoldController(native)].map(
+      (c) => {
+        const binding = options.customerBinding;
+        return binding ? bindToNamespaceCustomer(c as Controller<unknown>, binding) : c;
+      },
+    ),
   ] as Controller<unknown>[]) {
     controllers.set(controller.resource.kind, controller);
   }

@@ -48,6 +48,7 @@ test("every variable the chart sets for the data plane is one dataplane/config r
     "PORT",
     "GRPC_PORT",
     "LOG_LEVEL",
+    "SHUTDOWN_DRAIN_DELAY_MS",
     "EVIDENT_ADMIN_KEY",
     "DATABASE_URL",
     "REDIS_URL",
@@ -58,7 +59,7 @@ test("every variable the chart sets for the data plane is one dataplane/config r
   );
 });
 
-test("the chart's data plane environment loads: servers on 8080/9090, Postgres and Redis from the Secret", (t) => {
+test("the chart's data plane environment loads: servers on 8080/9090, a 5 s readiness drain, Postgres and Redis from the Secret", (t) => {
   const env = Object.fromEntries(
     chartEnv().map((e) => [e.name, e.value ?? SECRETS[e.valueFrom?.secretKeyRef.key ?? ""]]),
   );
@@ -66,6 +67,7 @@ test("the chart's data plane environment loads: servers on 8080/9090, Postgres a
     PORT: 8080,
     GRPC_PORT: 9090,
     LOG_LEVEL: "info",
+    SHUTDOWN_DRAIN_DELAY_MS: 5000,
     DATABASE_URL: SECRETS.DATABASE_URL,
     REDIS_URL: SECRETS.REDIS_URL,
     EVIDENT_ADMIN_KEY: SECRETS.EVIDENT_ADMIN_KEY,

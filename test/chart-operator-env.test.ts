@@ -33,6 +33,7 @@ function chartEnv(vals: Values): EnvVar[] {
 
 const SAMPLES: { [name: string]: string } = {
   EVIDENT_ADMIN_KEY: `ev_sk_${"a".repeat(32)}`,
+  EVIDENT_OPERATOR_KEY: `ev_sk_${"o".repeat(32)}`,
   EVIDENT_API_URL: "http://evident-dataplane.evident.svc:8080",
   "metadata.namespace": "evident",
   "metadata.name": "evident-operator-0",
@@ -71,6 +72,11 @@ test("the chart's default operator environment loads and means what values.yaml 
     leaseNamespace: "evident",
     podName: "evident-operator-0",
     logLevel: "info",
+    // Both branches of the apiKey.useAdminKey switch are stubbed in; the operator key wins.
+    apiKey: SAMPLES.EVIDENT_OPERATOR_KEY,
+    apiKeyRole: "operator",
+    customerBinding: "required",
+    concurrencyMetric: "evident_engine_requests_in_flight",
   });
 });
 

@@ -230,7 +230,12 @@ test("envoy: ext_authz headers only, ext_proc buffered request / streamed respon
   const { filters, clusters, routes } = envoyConfig(values);
   t.deepEqual(
     filters.map((f) => f.name),
-    ["envoy.filters.http.ext_authz", "envoy.filters.http.ext_proc", "envoy.filters.http.router"],
+    [
+      "envoy.filters.http.ext_authz",
+      "envoy.filters.http.ext_proc",
+      "envoy.filters.http.dynamic_forward_proxy",
+      "envoy.filters.http.router",
+    ],
   );
   const [authz, proc] = filters;
   t.is(authz?.typed_config.with_request_body, undefined, "ext_authz sends headers only");
@@ -253,7 +258,8 @@ test("envoy: ext_authz headers only, ext_proc buffered request / streamed respon
   const grpc = clusters.find((c) => c.name === "evident_dataplane_grpc");
   t.truthy(lookup(grpc, "typed_extension_protocol_options"), "the gRPC cluster speaks HTTP/2");
   t.true(clusters.some((c) => c.name === "evident_dataplane_http"));
-  t.true(routes.some((r) => lookup(r, "route.cluster_header") === "x-evident-upstream"));
+  // Routing to what ext_proc names is tested in chart-envoy-routing.test.ts.
+  t.true(routes.some((r) => lookup(r, "route.cluster") === "evident_upstream_plain"));
   t.is(
     envoyConfig({ ...values, envoy: { ...(values.envoy as Values), failureModeAllow: true } })
       .filters[1]?.typed_config.failure_mode_allow,

@@ -109,6 +109,7 @@ test("defaults are applied as the API server stores them", (t) => {
     modelRef: "m",
     gpu: { count: 1, type: "nvidia.com/gpu" },
     scaling: { minReplicas: 1 },
+    shmSize: "1Gi",
     port: 8000,
     provisioningTimeoutSeconds: 900,
   });
@@ -119,7 +120,7 @@ test("defaults are applied as the API server stores them", (t) => {
     metadata: { name: "m" },
     spec: { name: "m", version: "1", engine: "vllm" },
   });
-  t.like(m.spec, { modality: "text", requiredTier: "free" });
+  t.like(m.spec, { modality: "text", requiredTier: "free", deletionPolicy: "Retain" });
 });
 
 test("status written by the operator validates against each CRD's status schema", (t) => {
@@ -137,6 +138,7 @@ test("status written by the operator validates against each CRD's status schema"
       deploymentId: "dep_1",
       phase: "running",
       endpointUrl: "http://x:8000",
+      failedGeneration: 1,
       reason: "",
     },
     Route: { routeId: "rt_1", synced: true },

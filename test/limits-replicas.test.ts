@@ -16,7 +16,9 @@ if (POSTGRES_URL && REDIS_URL) {
     // 100 completion tokens per answer: with max_tokens 100 the estimate equals the real cost.
     const upstream = await startFakeUpstream({ defaultChunkCount: 100 });
     const clock = manualClock(T0);
-    const env = { DATABASE_URL: fresh.url, REDIS_URL: redis };
+    // The burst measures the rate limit and budget, not the concurrency cap (docs/limits.md).
+    const concurrency = "free=1000,pro=1000";
+    const env = { DATABASE_URL: fresh.url, REDIS_URL: redis, CUSTOMER_CONCURRENCY: concurrency };
     const a = await startTestApp({ env, clock });
     const b = await startTestApp({ env, clock, adminKey: a.adminKey });
     try {

@@ -4,7 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "ava";
 import { FakeKubeApiServer } from "./fakes/kube-apiserver.js";
-import { ALL_RESOURCES, EVIDENT_API_VERSION, LEASES, ROUTES } from "../operator/kube/resources.js";
+import {
+  ALL_RESOURCES,
+  EVIDENT_API_VERSION,
+  LEASES,
+  NAMESPACES,
+  ROUTES,
+} from "../operator/kube/resources.js";
 import { isRecord } from "../operator/kube/types.js";
 import { FakeNativeApiServer } from "../operator/testing/fake-native-api-server.js";
 
@@ -36,7 +42,7 @@ test("the operator process exits with a message naming a bad variable", async (t
   t.regex(proc.stderr(), /RESYNC_SECONDS/);
 });
 
-test("the operator process reconciles, serves /readyz, and on SIGTERM releases its Lease and exits 0 (test doubles)", async (t) => {
+test("the operator process (operator-role key, namespace bound to the customer) reconciles, serves /readyz, and on SIGTERM releases its Lease and exits 0 (test doubles)", async (t) => {
   const kubeServer = new FakeKubeApiServer(ALL_RESOURCES);
   await kubeServer.start();
   const nativeServer = new FakeNativeApiServer(KEY);
@@ -63,7 +69,7 @@ test("the operator process reconciles, serves /readyz, and on SIGTERM releases i
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const proc = run({
     EVIDENT_API_URL: nativeServer.url,
-    EVIDENT_ADMIN_KEY: KEY,
+    EVIDENT_OPERATOR_KEY: KEY,
     KUBECONFIG: kubeconfig,
     METRICS_PORT: String(port),
     POD_NAME: "op-0",
@@ -71,6 +77,10 @@ test("the operator process reconciles, serves /readyz, and on SIGTERM releases i
     LOG_LEVEL: "silent",
   });
   t.teardown(() => void proc.child.kill("SIGKILL"));
+  // The namespace is bound to the Route's customer (CUSTOMER_BINDING=required by default).
+  kubeServer.store.create(NAMESPACES, "", {
+    metadata: { name: "team-a", labels: { "evident.dev/customer-id": "acme" } },
+  });
   kubeServer.store.create(ROUTES, "team-a", {
     apiVersion: EVIDENT_API_VERSION,
     kind: "Route",

@@ -13,7 +13,7 @@ const chat = (model: string, key = gateway.adminKey) =>
 
 test.before(async () => {
   upstream = await startFakeUpstream();
-  gateway = await startTestApp();
+  gateway = await startTestApp({ env: { UPSTREAM_ALLOWED_CIDRS: "127.0.0.1/32" } });
 });
 test.after.always(async () => {
   await gateway?.close();

@@ -4,7 +4,11 @@
  * BENCH_SECONDS: length of each throughput run, in seconds (default 2).
  * BENCH_CPU_PROFILE=1: write a V8 CPU profile of the gateway process to .bench/profile/.
  * BENCH_POSTGRES_URL: run the gateway on a fresh database on this Postgres server instead of the
- *   in-memory embedded PGlite (the database work then runs in Postgres, not in the gateway).
+ *   in-memory embedded PGlite (the database work then runs in Postgres, not in the gateway); the
+ *   wrk section measures both stores side by side when it is set.
+ * BENCH_SOAK_SECONDS: length of the soak section (default 0: skipped; 600 for the issue's figure).
+ * BENCH_SECTIONS: comma-separated section keys to run (default all; see bench/run.ts).
+ * BENCH_QUICK=1: one round of 1 s runs, for a quick look (not for reported results).
  */
 export interface BenchOptions {
   rounds: number;
@@ -22,6 +26,10 @@ export interface BenchOptions {
   postgresUrl: string | undefined;
   /** Redis for the limits section (BENCH_REDIS_URL, default the local server when it answers). */
   redisUrl: string;
+  /** Soak length in seconds; 0: no soak. */
+  soakSeconds: number;
+  /** Section keys to run; undefined: all. */
+  sections: string[] | undefined;
 }
 
 function positiveNumber(name: string, raw: string | undefined, fallback: number): number {
@@ -42,11 +50,14 @@ function postgresUrl(raw: string | undefined): string | undefined {
 }
 
 export function benchOptionsFromProcess(): BenchOptions {
+  const quick = process.env.BENCH_QUICK === "1";
   const rounds = Math.max(
     1,
-    Math.round(positiveNumber("BENCH_ROUNDS", process.env.BENCH_ROUNDS, 5)),
+    Math.round(positiveNumber("BENCH_ROUNDS", process.env.BENCH_ROUNDS, quick ? 1 : 5)),
   );
-  const seconds = positiveNumber("BENCH_SECONDS", process.env.BENCH_SECONDS, 2);
+  const seconds = positiveNumber("BENCH_SECONDS", process.env.BENCH_SECONDS, quick ? 1 : 2);
+  const soak = process.env.BENCH_SOAK_SECONDS;
+  const sections = process.env.BENCH_SECTIONS;
   return {
     rounds,
     throughputSeconds: seconds,
@@ -56,5 +67,8 @@ export function benchOptionsFromProcess(): BenchOptions {
     gatewayProfileDir: process.env.BENCH_CPU_PROFILE === "1" ? ".bench/profile" : undefined,
     postgresUrl: postgresUrl(process.env.BENCH_POSTGRES_URL),
     redisUrl: process.env.BENCH_REDIS_URL || "redis://127.0.0.1:6379",
+    soakSeconds:
+      soak === undefined || soak === "0" ? 0 : positiveNumber("BENCH_SOAK_SECONDS", soak, 0),
+    sections: sections ? sections.split(",").map((s) => s.trim()) : undefined,
   };
 }

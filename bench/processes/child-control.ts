@@ -1,12 +1,14 @@
 /**
  * The child side of bench/processes/child-process.ts: print one JSON line when ready, answer
- * "cpu" lines on stdin with this process's CPU time so far, and close cleanly on SIGTERM.
+ * "cpu" lines on stdin with this process's CPU time so far and its RSS, and close cleanly on SIGTERM.
  */
 import { createInterface } from "node:readline";
 
 export interface CpuReply {
   /** User + system CPU time of this process so far, in microseconds. */
   cpuUs: number;
+  /** Resident set size now, in bytes. */
+  rssBytes: number;
 }
 
 export function announceReady(info: object, close: () => Promise<void>): void {
@@ -15,7 +17,7 @@ export function announceReady(info: object, close: () => Promise<void>): void {
   lines.on("line", (line) => {
     if (line.trim() !== "cpu") return;
     const { user, system } = process.cpuUsage();
-    const reply: CpuReply = { cpuUs: user + system };
+    const reply: CpuReply = { cpuUs: user + system, rssBytes: process.memoryUsage.rss() };
     process.stdout.write(`${JSON.stringify(reply)}\n`);
   });
   process.once("SIGTERM", () => {

@@ -11,6 +11,8 @@ export interface Child<T> {
   info: T;
   /** CPU time (user + system) the child has used so far, in microseconds. */
   cpuUs(): Promise<number>;
+  /** CPU time so far (µs) and resident set size now (bytes). */
+  stats(): Promise<CpuReply>;
   stop(): Promise<void>;
 }
 
@@ -56,19 +58,21 @@ export async function startChild<T>(
   // Later lines answer "cpu" queries, one line per query, in order.
   const waiting: ((line: string) => void)[] = [];
   lines.on("line", (line) => waiting.shift()?.(line));
+  const stats = (): Promise<CpuReply> =>
+    new Promise<CpuReply>((resolve, reject) => {
+      waiting.push((line) => {
+        try {
+          resolve(JSON.parse(line) as CpuReply);
+        } catch (error) {
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      });
+      child.stdin?.write("cpu\n");
+    });
   return {
     info,
-    cpuUs: () =>
-      new Promise<number>((resolve, reject) => {
-        waiting.push((line) => {
-          try {
-            resolve((JSON.parse(line) as CpuReply).cpuUs);
-          } catch (error) {
-            reject(error instanceof Error ? error : new Error(String(error)));
-          }
-        });
-        child.stdin?.write("cpu\n");
-      }),
+    stats,
+    cpuUs: async () => (await stats()).cpuUs,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill("SIGTERM");

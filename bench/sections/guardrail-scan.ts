@@ -1,7 +1,9 @@
 /**
  * Guardrail scan cost on the hot path: a 4 KB prompt through every built-in detector (the same
  * evaluateInput the gateway runs), per detector family, against a baseline measured in the same
- * run: one pass of a single linear regex over the same text.
+ * run: one pass of a single linear regex over the same text; and a 100-character prompt through
+ * the default input policy. Targets (issue 13): 100 characters <= 20 us, 4 KB <= 250 us.
+ * Each figure is the best of many short batches (the least disturbed by other load).
  */
 import { performance } from "node:perf_hooks";
 import { detectPii } from "../../dataplane/guardrails/pii/detect.js";
@@ -25,16 +27,23 @@ function prompt4k(): string {
   return text.slice(0, 4096);
 }
 
+/** A 100-character prompt of plain text, the size of most chat turns. */
+const PROMPT_100 =
+  "Write a short poem about the autumn leaves falling in the park near the river; make it rhyme.";
+
+/** Best time per call over batches of 10 calls for `seconds` (after a warm-up). */
 function timeIt(fn: () => void, seconds: number): { usPerOp: number; ops: number } {
-  for (let i = 0; i < 50; i++) fn(); // warm-up
+  for (let i = 0; i < 200; i++) fn(); // warm-up
   const until = performance.now() + seconds * 1000;
   let ops = 0;
-  const start = performance.now();
+  let best = Infinity;
   while (performance.now() < until) {
-    fn();
-    ops++;
+    const start = performance.now();
+    for (let i = 0; i < 10; i++) fn();
+    best = Math.min(best, ((performance.now() - start) * 1000) / 10);
+    ops += 10;
   }
-  return { usPerOp: ((performance.now() - start) * 1000) / ops, ops };
+  return { usPerOp: best, ops };
 }
 
 export const guardrailScanSection: Section = {
@@ -51,36 +60,45 @@ export const guardrailScanSection: Section = {
       ["prompt injection", () => void injectionVerdict(text, 0.5)],
       ["content safety", () => void safetyVerdict(text, 0.5)],
       ["all (evaluateInput, default policy)", () => void evaluateInput(policy, [], text)],
+      ["all, 100-character prompt", () => void evaluateInput(policy, [], PROMPT_100)],
     ];
     for (const [name, fn] of measures) {
       log(`guardrail scan: ${name}`);
       rows.push({ name, ...timeIt(fn, seconds) });
     }
     const baseline = rows[0]?.usPerOp ?? 1;
-    const all = rows.at(-1)?.usPerOp ?? 0;
+    const all = rows.at(-2)?.usPerOp ?? 0;
+    const short = rows.at(-1)?.usPerOp ?? 0;
     const mbPerS = (us: number) => text.length / 1e6 / (us / 1e6);
     return {
       name: this.name,
       table: [
         ["scan", "us/op", "MB/s", "x baseline"],
-        ...rows.map((r) => [
+        ...rows.map((r, i) => [
           r.name,
           r.usPerOp.toFixed(1),
-          mbPerS(r.usPerOp).toFixed(2),
-          (r.usPerOp / baseline).toFixed(1),
+          i === rows.length - 1 ? "-" : mbPerS(r.usPerOp).toFixed(2),
+          i === rows.length - 1 ? "-" : (r.usPerOp / baseline).toFixed(1),
         ]),
       ],
       ratios: {
         all_detectors_ms_per_4kb: all / 1000,
         all_detectors_mb_per_s: mbPerS(all),
         all_vs_baseline: all / baseline,
+        all_us_per_100_chars: short,
       },
       targets: [
         {
-          name: "every built-in detector on a 4 KB prompt (ms)",
-          value: Number((all / 1000).toFixed(3)),
-          goal: "well under 1 ms",
-          met: all < 1000,
+          name: "default input policy on a 4 KB prompt (us)",
+          value: Number(all.toFixed(1)),
+          goal: "<= 250",
+          met: all <= 250,
+        },
+        {
+          name: "default input policy on a 100-character prompt (us)",
+          value: Number(short.toFixed(1)),
+          goal: "<= 20",
+          met: short <= 20,
         },
       ],
       notes: [

@@ -12,6 +12,7 @@ import {
   type Tier,
 } from "../core/identity.js";
 import { newId } from "../core/ids.js";
+import { checkNewKey, mayAlterKey } from "../core/permissions.js";
 import type { ApiKeyRepository } from "../store/api-key-repository.js";
 import type { CustomerRepository } from "../store/customer-repository.js";
 
@@ -82,17 +83,13 @@ export class AccountService {
       classificationFloor: ClassificationLevel;
     },
   ): Promise<{ record: ApiKeyRecord; plaintext: string }> {
-    if (caller.key.role !== "admin") {
-      if (input.customerId !== caller.customer.id) {
-        throw new GatewayError(
-          "insufficient_role",
-          "only an admin key may manage other customers' keys",
-        );
-      }
-      if (input.role === "admin") {
-        throw new GatewayError("insufficient_role", "only an admin key may create admin keys");
-      }
+    if (caller.key.role !== "admin" && input.customerId !== caller.customer.id) {
+      throw new GatewayError(
+        "insufficient_role",
+        "only an admin key may manage other customers' keys",
+      );
     }
+    checkNewKey(caller, input.role, input.classificationFloor);
     if (!(await this.customers.get(input.customerId))) {
       throw new GatewayError("validation_failed", `customer ${input.customerId} does not exist`, {
         detail: [
@@ -128,6 +125,13 @@ export class AccountService {
 
   /** Revokes a key; it stops working at once on every replica. */
   async revokeKey(caller: Caller, id: string): Promise<ApiKeyRecord> {
+    const target = await this.getKey(caller, id);
+    if (!mayAlterKey(caller, target)) {
+      throw new GatewayError(
+        "insufficient_role",
+        `only an admin key may revoke a ${target.role} key`,
+      );
+    }
     const revoked = await this.keys.revoke(id, scopeOf(caller));
     if (!revoked) throw notFound("key", id);
     await this.invalidate({ keyHash: revoked.keyHash });
@@ -138,7 +142,9 @@ export class AccountService {
    * Makes sure an admin key exists. With a configured key: stores its hash (idempotent). Without
    * one: generates a key only when no active admin key exists, and returns it to be shown once.
    */
-  async bootstrapAdmin(configuredKey: string | undefined): Promise<{ generated?: string }> {
+  async bootstrapAdmin(
+    configuredKey: string | undefined,
+  ): Promise<{ generated?: string; restored?: boolean }> {
     await this.customers.ensure({ id: DEFAULT_CUSTOMER_ID, name: "default", tier: "enterprise" });
     if (configuredKey === undefined && (await this.keys.countAdmins()) > 0) return {};
     const plaintext = configuredKey ?? generateApiKey();
@@ -152,7 +158,12 @@ export class AccountService {
       hint: apiKeyHint(plaintext),
       createdBy: null,
     });
-    return configuredKey === undefined ? { generated: plaintext } : {};
+    if (configuredKey === undefined) return { generated: plaintext };
+    // The configured key is the way back in: revoked (or demoted) keys with its hash are restored.
+    const keyHash = hashApiKey(plaintext);
+    const restored = await this.keys.restoreAdmin(keyHash);
+    if (restored) await this.invalidate({ keyHash });
+    return { restored };
   }
 
   /** Applies an invalidation here, then tells the other replicas. */

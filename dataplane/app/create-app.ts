@@ -36,6 +36,8 @@ import { BackendRepository } from "../store/backend-repository.js";
 import { DeploymentRepository } from "../store/deployment-repository.js";
 import { ModelRepository } from "../store/model-repository.js";
 import { UpstreamClient } from "../upstream/upstream-client.js";
+import { DestinationPolicy } from "../upstream/destination-policy.js";
+import { HOP_LABEL } from "../upstream/hop-marker.js";
 import { auditRoutes } from "../adapters/http/routes/audit.js";
 import { AuditLog } from "../audit/audit-log.js";
 import { AuditSpool } from "../audit/audit-spool.js";
@@ -46,6 +48,8 @@ import { AuditRepository } from "../store/audit-repository.js";
 import { RetentionRepository } from "../store/retention-repository.js";
 import path from "node:path";
 import { buildLimits } from "./limits-wiring.js";
+import { MemoryConcurrencyCap, withConcurrencyCap } from "../limits/concurrency-cap.js";
+import { RedisConcurrencyCap } from "../limits/redis-concurrency-cap.js";
 import { guardrailRoutes } from "../adapters/http/routes/guardrails.js";
 import { GuardConfigService } from "../guardrails/enforcement/guard-config.js";
 import { guardStages } from "../guardrails/enforcement/guard-stages.js";
@@ -58,6 +62,15 @@ import { RouteRepository } from "../store/route-repository.js";
 import { VERSION } from "../adapters/http/routes/system.js";
 import type { AppContext, ReadinessCheck } from "./context.js";
 import { openStores, type Stores } from "./open-stores.js";
+import { promptRoutes } from "../adapters/http/routes/prompts.js";
+import { cacheRoutes } from "../adapters/http/routes/cache.js";
+import { PromptService } from "../prompts/prompt-service.js";
+import { PromptRepository } from "../store/prompt-repository.js";
+import { CacheRepository } from "../store/cache-repository.js";
+import { CacheConfigService } from "../cache/cache-config.js";
+import { cacheStage, startExpirySweep } from "../cache/cache-stage.js";
+import { policyVersionOf } from "../cache/cache-key.js";
+import { gatewayEmbedder } from "../cache/embedder.js";
 import { batchRoutes } from "../adapters/http/routes/batches.js";
 import { fileRoutes } from "../adapters/http/routes/files.js";
 import { BatchRepository } from "../store/batch-repository.js";
@@ -112,9 +125,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }
   });
 
-  const { generated } = await withAdvisoryLock(db, BOOTSTRAP_LOCK_ID, () =>
+  const { generated, restored } = await withAdvisoryLock(db, BOOTSTRAP_LOCK_ID, () =>
     accounts.bootstrapAdmin(config.EVIDENT_ADMIN_KEY),
   );
+  if (restored) logger.warn("the bootstrap admin key (EVIDENT_ADMIN_KEY) was revoked; restored");
 
   const models = new ModelRepository(db);
   const deployments = new DeploymentRepository(db);
@@ -133,6 +147,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     connectMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
     headersMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
     bodyMs: config.UPSTREAM_BODY_TIMEOUT_MS,
+    // The per-customer cap, not the pool, is what one tenant runs into.
+    connections: Math.max(
+      config.UPSTREAM_POOL_CONNECTIONS,
+      2 * Math.max(...Object.values(config.CUSTOMER_CONCURRENCY)),
+    ),
+    policy: new DestinationPolicy(config.UPSTREAM_ALLOWED_CIDRS),
+    hopToken: cipher.derive(HOP_LABEL),
+    onFailure: (target, reason) => logger.warn({ target, reason }, "upstream attempt failed"),
   });
   const metrics = createMetrics();
   const auditRepo = new AuditRepository(db);
@@ -170,11 +192,31 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   exportJobs.start();
   const stopGuardConfig = await guardConfig.start();
   const limits = await buildLimits({ config, clock, logger, metrics, db, redis });
+  const concurrency = redis
+    ? new RedisConcurrencyCap(redis, config.CUSTOMER_CONCURRENCY, logger)
+    : new MemoryConcurrencyCap(config.CUSTOMER_CONCURRENCY);
   const guards = guardStages(guardConfig, { routing, health, upstream });
+  const cacheRepo = new CacheRepository(db);
+  const semanticSearch = await cacheRepo.prepareVectors();
+  logger.info({ semantic_search: semanticSearch }, "response cache ready");
+  const cacheConfigs = new CacheConfigService(cacheRepo, broadcast, clock);
+  const stopCacheConfigs = await cacheConfigs.start();
+  const stopCacheSweep = startExpirySweep(cacheRepo, clock, logger, 60_000);
   const pipeline = new Pipeline({
-    limit: limits.stage,
+    limit: withConcurrencyCap(limits.stage, concurrency),
     guardRequest: guards.request,
     route: routeStage(routing, health),
+    cache: cacheStage({
+      repo: cacheRepo,
+      configs: cacheConfigs,
+      policyVersion: async (call) => {
+        const c = await guardConfig.forCall(call.caller.customer.id, call.caller.key.id);
+        return policyVersionOf(c.policy, c.rules);
+      },
+      embed: gatewayEmbedder({ routing, health, upstream, retries: config.UPSTREAM_RETRIES }),
+      clock,
+      logger,
+    }),
     guardResponse: guards.response,
     meter: limits.meter,
     audit: audit.stage(),
@@ -220,6 +262,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ["routing", () => routing.loaded],
     ]),
     startedAt: clock.now(),
+    prompts: new PromptService(new PromptRepository(db)),
+    responseCache: { repo: cacheRepo, configs: cacheConfigs },
   };
 
   const inventory = async () => {
@@ -245,6 +289,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...exportRoutes(ctx),
     ...routeRoutes(ctx),
     ...limits.routes(ctx),
+    ...promptRoutes(ctx),
+    ...cacheRoutes(ctx),
     ...fileRoutes(ctx),
     ...batchRoutes(ctx, batchRunner),
     ...realtimeRoutes(),
@@ -280,6 +326,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await exportJobs.stop();
       await writer.stop();
       await limits.close();
+      await concurrency.close();
+      stopCacheSweep();
+      await stopCacheConfigs().catch(() => undefined);
       await stopGuardConfig().catch(() => undefined);
       await unsubscribe().catch(() => undefined);
       if (!options.stores) {

@@ -15,42 +15,16 @@ export function costOf(call: InferenceCall): number | undefined {
   return Math.round(usd * 1e8) / 1e8;
 }
 
-function streamStopDetails(
-  stop: NonNullable<InferenceCall["streamStop"]>,
-): Record<string, unknown> {
-  return {
-    choice: stop.choice,
-    field: stop.field,
-    ...(stop.tool === undefined ? {} : { tool_call: stop.tool }),
-    released_chars: stop.releasedChars,
-    code: stop.code,
-  };
+/** What the call's guardrail model checks cost (their classifier calls). */
+export function checksCostOf(call: InferenceCall): number {
+  return call.checkCalls.reduce((sum, c) => sum + c.costUsd, 0);
 }
 
-/**
- * What a record says beyond the common fields: where a guardrail stopped a stream, the batch
- * line, or the realtime session.
- */
-function callDetails(call: InferenceCall): Record<string, unknown> | null {
-  if (call.streamStop) return { stream_stopped: streamStopDetails(call.streamStop) };
-  if (call.batch) return { batch_id: call.batch.batchId, custom_id: call.batch.customId };
-  const rt = call.realtime;
-  if (!rt) return null;
-  return {
-    realtime: {
-      session_id: rt.sessionId,
-      kind: rt.kind,
-      ...(rt.responseId === undefined ? {} : { response_id: rt.responseId }),
-      ...(rt.closed === undefined
-        ? {}
-        : {
-            closed_by: rt.closed.by,
-            close_code: rt.closed.code,
-            reason: rt.closed.reason,
-            tokens: rt.closed.totals,
-          }),
-    },
-  };
+/** The call's cost including its model checks; undefined when nothing was used. */
+export function totalCostOf(call: InferenceCall): number | undefined {
+  const own = costOf(call);
+  if (own === undefined && call.checkCalls.length === 0) return undefined;
+  return Math.round(((own ?? 0) + checksCostOf(call)) * 1e8) / 1e8;
 }
 
 /** The audit record of one inference call, whatever its outcome. Never contains the key. */
@@ -108,7 +82,7 @@ export function recordForCall(
             source: call.usage.source,
           }
         : null,
-      cost_usd: call.costUsd ?? costOf(call) ?? null,
+      cost_usd: call.costUsd ?? totalCostOf(call) ?? null,
       latency_ms: Math.max(0, now - call.startedAt),
       status: call.status ?? null,
       error_code: call.error?.code ?? null,
@@ -119,5 +93,77 @@ export function recordForCall(
       details: callDetails(call),
     },
     content,
+  };
+}
+
+/**
+ * What a record says beyond the common fields: the batch line, the realtime session, the prompt
+ * template, the response cache and the guardrail model checks' own calls (null when none applies).
+ */
+function callDetails(call: InferenceCall): Record<string, unknown> | null {
+  const details: Record<string, unknown> = {};
+  if (call.streamStop) details.stream_stopped = streamStopDetails(call.streamStop);
+  if (call.batch) {
+    details.batch_id = call.batch.batchId;
+    details.custom_id = call.batch.customId;
+  }
+  if (call.realtime) details.realtime = realtimeDetails(call.realtime);
+  if (call.prompt) {
+    details.prompt = {
+      slug: call.prompt.slug,
+      version: call.prompt.version,
+      arm: call.prompt.arm,
+      ab_test_id: call.prompt.abTestId,
+    };
+  }
+  if (call.cache) {
+    const c = call.cache;
+    details.cache = {
+      result: c.result,
+      kind: c.kind ?? null,
+      key_sha256: c.keyHash ?? null,
+      similarity: c.similarity ?? null,
+      saved_tokens: c.savedTokens ?? null,
+      saved_cost_usd: c.savedCostUsd ?? null,
+    };
+  }
+  if (call.checkCalls.length > 0) {
+    details.model_checks = call.checkCalls.map((c) => ({
+      model: c.model,
+      prompt_tokens: c.promptTokens,
+      completion_tokens: c.completionTokens,
+      cost_usd: c.costUsd,
+    }));
+  }
+  return Object.keys(details).length > 0 ? details : null;
+}
+
+/** Where an output guardrail stopped a streamed answer. */
+function streamStopDetails(
+  stop: NonNullable<InferenceCall["streamStop"]>,
+): Record<string, unknown> {
+  return {
+    choice: stop.choice,
+    field: stop.field,
+    ...(stop.tool === undefined ? {} : { tool_call: stop.tool }),
+    released_chars: stop.releasedChars,
+    code: stop.code,
+  };
+}
+
+/** The realtime session part of a record's details. */
+function realtimeDetails(rt: NonNullable<InferenceCall["realtime"]>): Record<string, unknown> {
+  return {
+    session_id: rt.sessionId,
+    kind: rt.kind,
+    ...(rt.responseId === undefined ? {} : { response_id: rt.responseId }),
+    ...(rt.closed === undefined
+      ? {}
+      : {
+          closed_by: rt.closed.by,
+          close_code: rt.closed.code,
+          reason: rt.closed.reason,
+          tokens: rt.closed.totals,
+        }),
   };
 }

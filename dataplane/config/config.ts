@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 
 /** Everything the data plane reads from its environment, parsed once at start. */
@@ -6,6 +7,17 @@ const booleanFromEnv = z
   .transform((v) => v === "true" || v === "1" || v === "yes");
 
 const port = z.coerce.number().int().min(0).max(65535);
+
+const DEFAULT_CONCURRENCY = { free: 4, pro: 32, business: 64, enterprise: 128 };
+
+function isCidr(text: string): boolean {
+  const [address = "", prefix] = text.split("/");
+  const version = isIP(address);
+  if (version === 0) return false;
+  if (prefix === undefined) return true;
+  const n = Number(prefix);
+  return /^\d+$/.test(prefix) && n >= 0 && n <= (version === 4 ? 32 : 128);
+}
 
 const configSchema = z.object({
   PORT: port.default(8080),
@@ -35,6 +47,47 @@ const configSchema = z.object({
   UPSTREAM_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
   /** Attempts on other targets before the first byte reaches the client. */
   UPSTREAM_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
+  /**
+   * Addresses customer-registered backends and model checks may reach although the outbound
+   * policy denies them by default (loopback, private, link-local, this host): comma-separated
+   * CIDRs or addresses, e.g. "10.20.0.0/16,192.168.1.7". Deployments are always trusted.
+   */
+  UPSTREAM_ALLOWED_CIDRS: z
+    .string()
+    .transform((v) =>
+      v
+        .split(",")
+        .map((c) => c.trim())
+        .filter((c) => c.length > 0),
+    )
+    .refine((list) => list.every(isCidr), "must be comma-separated CIDRs or IP addresses")
+    .default([]),
+  /** Connections per backend origin (keep it above every tier's concurrency cap). */
+  UPSTREAM_POOL_CONNECTIONS: z.coerce.number().int().min(1).max(100_000).default(1024),
+  /** Gateways a call may pass before it is refused as a loop (508 loop_detected). */
+  UPSTREAM_MAX_HOPS: z.coerce.number().int().min(1).max(32).default(4),
+  /** Concurrent upstream calls and streams per customer, by tier ("free=4,pro=32,..."). */
+  CUSTOMER_CONCURRENCY: z
+    .string()
+    .transform((v, ctx) => {
+      const caps = { ...DEFAULT_CONCURRENCY };
+      for (const part of v.split(",").filter((p) => p.trim() !== "")) {
+        const [tier = "", n = ""] = part.split("=").map((x) => x.trim());
+        const value = Number(n);
+        if (!(tier in caps) || !Number.isInteger(value) || value < 1 || value > 100_000) {
+          ctx.addIssue({
+            code: "custom",
+            message: "must be tier=number pairs, e.g. free=4,pro=32",
+          });
+          return z.NEVER;
+        }
+        caps[tier as keyof typeof caps] = value;
+      }
+      return caps;
+    })
+    .default(DEFAULT_CONCURRENCY),
+  /** Longest time an authenticated request's body may take to arrive (408 request_timeout). */
+  REQUEST_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /** Largest audio upload for /v1/audio/transcriptions, in bytes. */
   MAX_AUDIO_BYTES: z.coerce
     .number()
@@ -76,6 +129,8 @@ const configSchema = z.object({
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   /** How long in-flight requests may drain on SIGTERM before the process exits. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /** On SIGTERM, how long /readyz answers 503 (so load balancers stop sending) before listeners close. */
+  SHUTDOWN_DRAIN_DELAY_MS: z.coerce.number().int().min(0).max(300_000).default(0),
   /** Trust a sane X-Request-ID from the caller (else always generate one). */
   TRUST_REQUEST_ID: booleanFromEnv.default(true),
   /** While Redis is unreachable: per-replica "local" limits, "open" (admit all) or "closed" (503). */

@@ -32,18 +32,23 @@ const KINDS = {
   model_has_active_deployments: { status: 409, type: "conflict_error" },
   invalid_state_transition: { status: 409, type: "conflict_error" },
   resource_conflict: { status: 409, type: "conflict_error" },
-  // 413 / 415 / 422 / 429
+  // 408 / 413 / 415 / 422 / 429
+  request_timeout: { status: 408, type: "invalid_request_error" },
   request_too_large: { status: 413, type: "invalid_request_error" },
   unsupported_media_type: { status: 415, type: "invalid_request_error" },
   upgrade_required: { status: 426, type: "invalid_request_error" },
   validation_failed: { status: 422, type: "validation_error" },
   rate_limit_exceeded: { status: 429, type: "rate_limit_error" },
+  /** The customer's cap on concurrent upstream calls (by tier) is reached. */
+  concurrency_limit_exceeded: { status: 429, type: "rate_limit_error" },
   // 5xx
   internal_error: { status: 500, type: "server_error" },
   upstream_unavailable: { status: 502, type: "backend_error" },
   service_unavailable: { status: 503, type: "server_error" },
   /** The store (Postgres) could not be reached to make a decision. */
   store_unavailable: { status: 503, type: "server_error" },
+  /** A call the gateway sent came back to it (a backend points at the gateway), or too many hops. */
+  loop_detected: { status: 508, type: "invalid_request_error" },
 } as const satisfies Record<string, ErrorKind>;
 
 export type ErrorCode = keyof typeof KINDS;

@@ -3,7 +3,8 @@
 export const TIERS = ["free", "pro", "business", "enterprise"] as const;
 export type Tier = (typeof TIERS)[number];
 
-export const ROLES = ["admin", "member"] as const;
+/** What a key may do: see core/permissions.ts and the roles table in docs/api.md. */
+export const ROLES = ["admin", "member", "compliance", "operator"] as const;
 export type Role = (typeof ROLES)[number];
 
 export const CLASSIFICATION_LEVELS = ["public", "internal", "confidential", "restricted"] as const;

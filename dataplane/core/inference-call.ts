@@ -9,8 +9,39 @@ export interface Usage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
-  /** Whether the backend reported it or we counted it ourselves. */
-  source: "upstream" | "estimated";
+  /** Whether the backend reported it or we counted it ourselves; "cache": served from the cache. */
+  source: "upstream" | "estimated" | "cache";
+}
+
+/** The prompt template a call used (when the caller referenced one instead of messages). */
+export interface PromptUse {
+  slug: string;
+  version: number;
+  /** The A/B arm ("v3") when an A/B test picked the version; null otherwise. */
+  arm: string | null;
+  abTestId: string | null;
+}
+
+/** What the response cache did for a call. */
+export interface CacheOutcome {
+  result: "hit" | "miss" | "bypass";
+  kind?: "exact" | "semantic";
+  keyHash?: string;
+  similarity?: number;
+  /** Upstream tokens and cost the hit did not spend. */
+  savedTokens?: number;
+  savedCostUsd?: number;
+  /** The stored upstream response to serve (hits only); it still passes output guardrails. */
+  response?: Record<string, unknown>;
+}
+
+/** A guardrail model check's own call to a classifier model, metered to the call that caused it. */
+export interface CheckCall {
+  /** The classifier model's public name. */
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
 }
 
 /** Where a guardrail stopped a streamed answer (recorded in the call's audit record). */
@@ -27,6 +58,7 @@ export interface StreamStop {
 /** How a call ended, for metering and audit. */
 export type CallOutcome =
   | "completed"
+  | "served_from_cache"
   | "blocked"
   | "rate_limited"
   | "refused"
@@ -79,6 +111,14 @@ export interface InferenceCall {
   reservedTokens: number;
   /** Set when an output guardrail stopped a stream part-way. */
   streamStop?: StreamStop;
+  /** Gateways this call has passed before reaching us (0 from a client); outbound calls add one. */
+  hops: number;
+  /** Classifier calls made by guardrail model checks for this call (metered and audited with it). */
+  checkCalls: CheckCall[];
+  /** Set by the adapter when it can serve a response from the cache (REST chat completions). */
+  cacheable?: boolean;
+  cache?: CacheOutcome;
+  prompt?: PromptUse;
   /** Set when the call is one line of a batch job (lower priority; the audit record names it). */
   batch?: BatchLineRef;
   /** Set for a realtime session (counted as one request) and each of its responses (tokens). */
@@ -97,6 +137,11 @@ export interface RealtimeRef {
     /** Tokens of every response of the session (each response was metered on its own). */
     totals: { prompt: number; completion: number; total: number };
   };
+}
+
+/** A call that answered the caller: completed upstream or served from the cache. */
+export function succeeded(call: Pick<InferenceCall, "outcome">): boolean {
+  return call.outcome === "completed" || call.outcome === "served_from_cache";
 }
 
 /** The batch job and line a call runs for. */
@@ -124,6 +169,7 @@ export function newInferenceCall(init: {
   declaredClassification?: ClassificationLevel;
   startedAt: number;
   requestHeaders?: Readonly<Record<string, string>>;
+  hops?: number;
 }): InferenceCall {
   return {
     ...init,
@@ -143,5 +189,7 @@ export function newInferenceCall(init: {
     costUsd: undefined,
     responseHeaders: {},
     reservedTokens: 0,
+    hops: init.hops ?? 0,
+    checkCalls: [],
   };
 }

@@ -1,5 +1,6 @@
 import { GatewayError } from "./errors.js";
 import type { InferenceCall } from "./inference-call.js";
+import { INFERENCE_ROLES, requireRole } from "./permissions.js";
 
 /** One filtered result: text to emit now, or a refusal that ends the stream. */
 export interface StreamFilterResult {
@@ -48,6 +49,8 @@ export interface PipelineStages {
   limit: PipelineStage;
   guardRequest: PipelineStage;
   route: PipelineStage;
+  /** The response cache: a lookup after routing (a hit sets `call.cache`); stores after the call. */
+  cache?: PipelineStage;
   guardResponse: PipelineStage;
   meter: PipelineStage;
   audit: PipelineStage;
@@ -57,13 +60,15 @@ export class Pipeline {
   readonly stages: readonly PipelineStage[];
 
   constructor(s: PipelineStages) {
-    // authenticate -> limit -> classify and guard the request -> route -> [forward]
-    //   -> guard the response -> meter -> audit
-    this.stages = [s.limit, s.guardRequest, s.route, s.guardResponse, s.meter, s.audit];
+    // authenticate -> limit -> classify and guard the request -> route -> cache lookup
+    //   -> [forward, or serve the cached response] -> guard the response -> meter -> audit
+    const cache = s.cache ? [s.cache] : [];
+    this.stages = [s.limit, s.guardRequest, s.route, ...cache, s.guardResponse, s.meter, s.audit];
   }
 
   /** The request half: every stage's beforeForward, in order. Throws the first refusal. */
   async admit(call: InferenceCall): Promise<void> {
+    requireRole(call.caller, INFERENCE_ROLES, "call models");
     for (const stage of this.stages) await stage.beforeForward?.(call);
   }
 

@@ -1,6 +1,6 @@
-import { costOf } from "../audit/call-record.js";
+import { checksCostOf, costOf, totalCostOf } from "../audit/call-record.js";
 import { GatewayError } from "../core/errors.js";
-import type { InferenceCall } from "../core/inference-call.js";
+import { succeeded, type InferenceCall } from "../core/inference-call.js";
 import type { PipelineStage } from "../core/pipeline.js";
 import type { Logger } from "../observability/logger.js";
 import type { Pricing } from "../registry/inventory-types.js";
@@ -20,6 +20,20 @@ export interface MeterStageDeps {
   failClosed: boolean;
   logger: Logger;
   now: () => number;
+}
+
+/** A call refused before its budget reservation still pays for the model checks it caused. */
+async function chargeChecks(deps: MeterStageDeps, call: InferenceCall): Promise<void> {
+  const cost = checksCostOf(call);
+  if (cost <= 0) return;
+  const budget = await deps.settings.get(call.caller.customer.id);
+  if (budget.limitUsd === null) return;
+  try {
+    const r = await deps.ledger.reserve(call.caller.customer.id, budget.period, cost, null);
+    if (r.reservationId) await deps.ledger.settle(r.reservationId, cost);
+  } catch {
+    deps.logger.warn({ customer_id: call.caller.customer.id }, "model check cost not budgeted");
+  }
 }
 
 function usd(n: number): string {
@@ -43,7 +57,8 @@ export function meterStage(deps: MeterStageDeps): PipelineStage {
   return {
     name: "meter",
     async beforeForward(call) {
-      if (!call.route) return;
+      // A cache hit spends nothing upstream: nothing to reserve (served even on a spent budget).
+      if (!call.route || call.cache?.result === "hit") return;
       const customerId = call.caller.customer.id;
       const budget = await deps.settings.get(customerId);
       if (budget.limitUsd === null) return;
@@ -78,19 +93,37 @@ export function meterStage(deps: MeterStageDeps): PipelineStage {
     },
     async afterCall(call) {
       const cost = costOf(call);
-      if (cost !== undefined) call.costUsd = cost;
+      // The call's cost includes its guardrail model checks (each metered under its own model).
+      const total = totalCostOf(call);
+      if (total !== undefined) call.costUsd = total;
       const reservationId = reservations.get(call);
       if (reservationId) {
         reservations.delete(call);
-        await deps.ledger.settle(reservationId, cost ?? 0);
+        await deps.ledger.settle(reservationId, total ?? 0);
+      } else if (call.checkCalls.length > 0) {
+        await chargeChecks(deps, call);
+      }
+      for (const check of call.checkCalls) {
+        deps.meter.record({
+          at: call.startedAt,
+          customerId: call.caller.customer.id,
+          keyId: call.caller.key.id,
+          model: check.model,
+          failed: false,
+          rateLimited: false,
+          promptTokens: check.promptTokens,
+          completionTokens: check.completionTokens,
+          costUsd: check.costUsd,
+          latencyMs: 0,
+        });
       }
       deps.meter.record({
         at: call.startedAt,
         customerId: call.caller.customer.id,
         keyId: call.caller.key.id,
         model: call.route?.model.name ?? call.requestedModel.slice(0, 256),
-        failed: call.outcome !== "completed",
-        rateLimited: call.error?.code === "rate_limit_exceeded",
+        failed: !succeeded(call),
+        rateLimited: call.error?.type === "rate_limit_error",
         promptTokens: call.usage?.promptTokens ?? 0,
         completionTokens: call.usage?.completionTokens ?? 0,
         costUsd: cost ?? 0,

@@ -1,6 +1,7 @@
 import { GatewayError } from "../core/errors.js";
 import type { Caller, Tier } from "../core/identity.js";
 import { newId } from "../core/ids.js";
+import { REGISTRY_ROLES, requireRole } from "../core/permissions.js";
 import type { RoutingTableHolder } from "../routing/routing-loader.js";
 import type { DeploymentRepository } from "../store/deployment-repository.js";
 import type { ModelFilter, ModelRepository } from "../store/model-repository.js";
@@ -24,10 +25,9 @@ export interface RegisterModelInput {
   engineArtifacts: Record<string, unknown>;
 }
 
+/** Registry writes need an admin or operator key. */
 export function requireAdmin(caller: Caller, action: string): void {
-  if (caller.key.role !== "admin") {
-    throw new GatewayError("insufficient_role", `only an admin key may ${action}`);
-  }
+  requireRole(caller, REGISTRY_ROLES, action);
 }
 
 /** The model registry: name+version is unique and immutable; only status and artifacts change. */

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 
@@ -16,6 +16,11 @@ export class CredentialCipher {
     return ["v1", iv, tag, body]
       .map((p) => (typeof p === "string" ? p : p.toString("base64url")))
       .join(".");
+  }
+
+  /** An HMAC of `label` under this key: a value every replica sharing the key derives alike. */
+  derive(label: string): string {
+    return createHmac("sha256", this.key).update(label).digest("base64url");
   }
 
   decrypt(sealed: string): string {

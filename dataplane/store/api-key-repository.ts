@@ -114,6 +114,17 @@ export class ApiKeyRepository {
     return row ? { key: toKey(row), keyHash: row.key_hash } : undefined;
   }
 
+  /** Makes the key with this hash an active admin key again; true when something changed. */
+  async restoreAdmin(keyHash: string): Promise<boolean> {
+    const rows = await this.db.query<{ id: string }>(
+      `UPDATE api_keys SET revoked_at = NULL, role = 'admin'
+        WHERE key_hash = $1 AND (revoked_at IS NOT NULL OR role <> 'admin')
+        RETURNING id`,
+      [keyHash],
+    );
+    return rows.length > 0;
+  }
+
   async countAdmins(): Promise<number> {
     const rows = await this.db.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM api_keys WHERE role = 'admin' AND revoked_at IS NULL",

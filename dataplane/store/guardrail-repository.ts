@@ -44,10 +44,10 @@ export class GuardrailRepository {
     );
   }
 
-  async keyOverride(keyId: string): Promise<Record<string, unknown> | null> {
+  async keyOverride(keyId: string, customerId: string): Promise<Record<string, unknown> | null> {
     const [row] = await this.db.query<{ guardrail_override: Record<string, unknown> | null }>(
-      "SELECT guardrail_override FROM api_keys WHERE id = $1",
-      [keyId],
+      "SELECT guardrail_override FROM api_keys WHERE id = $1 AND customer_id = $2",
+      [keyId, customerId],
     );
     return row?.guardrail_override ?? null;
   }

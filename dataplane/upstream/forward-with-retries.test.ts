@@ -3,16 +3,24 @@ import { startFakeUpstream } from "../../test/fakes/fake-openai-upstream.js";
 import type { RouteDecision, Target } from "../routing/routing-types.js";
 import { TargetHealth } from "../routing/target-health.js";
 import { forwardWithRetries } from "./forward-with-retries.js";
+import { DestinationPolicy } from "./destination-policy.js";
 import { UpstreamClient } from "./upstream-client.js";
 
 const clock = { now: () => Date.now() };
-const client = new UpstreamClient({ connectMs: 2_000, headersMs: 5_000, bodyMs: 5_000 });
+const client = new UpstreamClient({
+  connectMs: 2_000,
+  headersMs: 5_000,
+  bodyMs: 5_000,
+  connections: 8,
+  policy: new DestinationPolicy([]),
+  hopToken: "test-hop",
+});
 test.after.always(() => client.close());
 
 function decision(...baseUrls: string[]): RouteDecision {
   const targets: Target[] = baseUrls.map((baseUrl, i) => ({
     id: `t${i}`,
-    kind: "backend",
+    kind: "deployment",
     baseUrl,
     upstreamModel: "m",
     credential: undefined,
@@ -87,5 +95,5 @@ test("nothing received (refused connection) moves on to another target; never th
   t.is(got.response.status, 200);
   t.is(got.attempts, 2);
   const error = await t.throwsAsync(send(decision(deadUrl)));
-  t.regex(error?.message ?? "", /refused/);
+  t.regex(error?.message ?? "", /backend error/);
 });

@@ -2,6 +2,7 @@ import { GatewayError } from "../core/errors.js";
 import type { RouteDecision, Target } from "../routing/routing-types.js";
 import type { TargetHealth } from "../routing/target-health.js";
 import {
+  UNREACHABLE,
   UpstreamConnectError,
   type UpstreamClient,
   type UpstreamRequest,
@@ -45,7 +46,8 @@ export async function forwardWithRetries(
 ): Promise<Forwarded> {
   const sleep = options.sleep ?? defaultSleep;
   const maxAttempts = Math.min(options.retries + 1, decision.targets.length);
-  let lastReason = "no backend is available for this model";
+  const reason =
+    decision.targets.length === 0 ? "no backend is available for this model" : UNREACHABLE;
   for (let attempt = 0; attempt < maxAttempts; attempt++) {
     if (options.signal.aborted) break;
     if (attempt > 0) await sleep(25 * 2 ** attempt * (0.5 + Math.random()));
@@ -54,11 +56,14 @@ export async function forwardWithRetries(
     health.started(target.id);
     try {
       const response = await client.send(target, { ...build(target), signal: options.signal });
-      if (response.status >= 500) health.failed(target.id);
-      else health.succeeded(target.id);
-      if (TRY_ANOTHER.has(response.status) && another) {
-        lastReason = `upstream answered ${response.status}`;
+      if (response.status >= 500) {
+        health.failed(target.id);
+        client.noteFailure(target, `upstream answered ${response.status}`);
+      } else health.succeeded(target.id);
+      // 508: the call came back to a gateway (a loop); another attempt would loop again.
+      if (response.status === 508 || (TRY_ANOTHER.has(response.status) && another)) {
         await response.body.dump().catch(() => undefined);
+        if (response.status === 508) break;
         continue;
       }
       return { target, response, attempts: attempt + 1 };
@@ -68,10 +73,12 @@ export async function forwardWithRetries(
         break;
       }
       health.failed(target.id);
-      lastReason = err instanceof UpstreamConnectError ? err.message : "upstream request failed";
+      if (!(err instanceof UpstreamConnectError)) client.noteFailure(target, String(err));
     }
   }
   if (options.signal.aborted)
     throw new GatewayError("upstream_unavailable", "the client went away");
-  throw new GatewayError("upstream_unavailable", `backend error: ${lastReason}`);
+  // One message whatever went wrong (refused, not found, timed out, 5xx, denied by policy): the
+  // caller must not learn what is reachable from the gateway. The reason is in the logs.
+  throw new GatewayError("upstream_unavailable", `backend error: ${reason}`);
 }

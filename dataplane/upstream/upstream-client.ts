@@ -1,7 +1,19 @@
 import type { Readable } from "node:stream";
-import { Agent, type Dispatcher, type FormData } from "undici";
+import {
+  Agent,
+  buildConnector,
+  errors as undiciErrors,
+  type Dispatcher,
+  type FormData,
+} from "undici";
+import { isIP } from "node:net";
 import type { Target } from "../routing/routing-types.js";
-import { describeUpstreamError } from "./upstream-failure.js";
+import {
+  DestinationRefusedError,
+  policedCreateConnection,
+  type DestinationPolicy,
+} from "./destination-policy.js";
+import { HOP_HEADER, HOPS_HEADER } from "./hop-marker.js";
 
 export interface UpstreamTimeouts {
   connectMs: number;
@@ -18,6 +30,19 @@ export interface UpstreamRequest {
   headers: Record<string, string>;
   body?: string | Buffer | Readable | FormData;
   signal?: AbortSignal;
+  /** Gateways the call that caused this one has passed (0 from a client). */
+  hops?: number;
+}
+
+export interface UpstreamClientOptions extends UpstreamTimeouts {
+  /** Connections per backend origin; larger than any tier's concurrency cap. */
+  connections: number;
+  /** Applied at connect time to customer-registered backends (not to operator deployments). */
+  policy: DestinationPolicy;
+  /** The value of the hop marker every outbound call carries. */
+  hopToken: string;
+  /** Where the real reason of a failure goes (logs); callers only get a generic message. */
+  onFailure?: (targetId: string, reason: string) => void;
 }
 
 export interface UpstreamResponse {
@@ -26,36 +51,76 @@ export interface UpstreamResponse {
   body: Dispatcher.ResponseData["body"];
 }
 
-/** A failure to get a response at all (connection refused, reset, timeout). */
+/** What a caller learns of any failure to reach a backend: never which one, nor why. */
+export const UNREACHABLE = "the backend could not be reached";
+
+/** A failure to get a response at all (refused by policy or by the host, reset, timeout). */
 export class UpstreamConnectError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(options?: { cause?: unknown }) {
+    super(UNREACHABLE, options);
     this.name = "UpstreamConnectError";
   }
 }
 
-/** HTTP client for OpenAI-compatible backends: keep-alive pools per origin, bounded timeouts. */
+/**
+ * HTTP client for OpenAI-compatible backends: keep-alive pools per origin, bounded timeouts.
+ * Operator-provisioned deployments are trusted destinations; customer-registered backends go
+ * through a second pool whose connector applies the destination policy to the resolved address.
+ */
 export class UpstreamClient {
-  private readonly agent: Agent;
+  private readonly trusted: Agent;
+  private readonly policed: Agent;
+  readonly hopToken: string;
+  private readonly policy: DestinationPolicy;
+  private readonly onFailure: (targetId: string, reason: string) => void;
 
-  constructor(timeouts: UpstreamTimeouts) {
-    this.agent = new Agent({
+  constructor(options: UpstreamClientOptions) {
+    const common = {
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 300_000,
-      connections: 256,
+      connections: options.connections,
       pipelining: 1,
-      connect: { timeout: timeouts.connectMs },
-      headersTimeout: timeouts.headersMs,
-      bodyTimeout: timeouts.bodyMs,
-    });
+      headersTimeout: options.headersMs,
+      bodyTimeout: options.bodyMs,
+    };
+    this.trusted = new Agent({ ...common, connect: { timeout: options.connectMs } });
+    this.policed = new Agent({ ...common, connect: policedConnector(options) });
+    this.hopToken = options.hopToken;
+    this.policy = options.policy;
+    this.onFailure = options.onFailure ?? (() => undefined);
+  }
+
+  /**
+   * For the realtime relay's WebSocket client: the hop headers, and for a customer-registered
+   * backend a connection factory that applies the destination policy.
+   */
+  outboundFor(
+    target: Target,
+    hops: number,
+    secure: boolean,
+  ): {
+    headers: Record<string, string>;
+    createConnection?: ReturnType<typeof policedCreateConnection>;
+  } {
+    const headers = { [HOP_HEADER]: this.hopToken, [HOPS_HEADER]: String(hops + 1) };
+    if (target.kind === "deployment") return { headers };
+    return { headers, createConnection: policedCreateConnection(this.policy, secure) };
+  }
+
+  /** Records the real reason of a failed attempt (for logs); e.g. an upstream 5xx. */
+  noteFailure(target: Target, reason: string): void {
+    this.onFailure(target.id, reason);
   }
 
   async send(target: Target, req: UpstreamRequest): Promise<UpstreamResponse> {
     const url = new URL(joinPath(target.baseUrl, req.path));
     const headers: Record<string, string> = { ...req.headers };
     if (target.credential) headers.authorization = `Bearer ${target.credential}`;
+    headers[HOP_HEADER] = this.hopToken;
+    headers[HOPS_HEADER] = String((req.hops ?? 0) + 1);
+    const agent = target.kind === "deployment" ? this.trusted : this.policed;
     try {
-      const res = await this.agent.request({
+      const res = await agent.request({
         origin: url.origin,
         path: url.pathname + url.search,
         method: req.method,
@@ -66,15 +131,40 @@ export class UpstreamClient {
       return { status: res.statusCode, headers: res.headers, body: res.body };
     } catch (err) {
       if (req.signal?.aborted) throw err;
-      throw new UpstreamConnectError(describeUpstreamError(err), { cause: err });
+      this.onFailure(target.id, describeFailure(err));
+      throw new UpstreamConnectError({ cause: err });
     }
   }
 
-  close(): Promise<void> {
-    return this.agent.close();
+  async close(): Promise<void> {
+    await Promise.all([this.trusted.close(), this.policed.close()]);
   }
+}
+
+/** A connector that refuses denied destinations before connecting: literal IPs and names alike. */
+function policedConnector(options: UpstreamClientOptions): buildConnector.connector {
+  const connect = buildConnector({ timeout: options.connectMs, lookup: options.policy.lookup });
+  return (opts, callback) => {
+    const literal = opts.hostname.replace(/^\[|\]$/g, "");
+    if (isIP(literal) !== 0 && !options.policy.allows(literal)) {
+      callback(new DestinationRefusedError(literal), null);
+      return;
+    }
+    connect(opts, callback);
+  };
 }
 
 function joinPath(base: string, path: string): string {
   return `${base.replace(/\/+$/, "")}${path}`;
+}
+
+function describeFailure(err: unknown): string {
+  if (err instanceof DestinationRefusedError) return err.message;
+  if (err instanceof undiciErrors.HeadersTimeoutError) return "upstream did not answer in time";
+  if (err instanceof undiciErrors.ConnectTimeoutError) return "upstream connection timed out";
+  if (err instanceof undiciErrors.SocketError) return "upstream closed the connection";
+  const code = (err as { code?: string }).code;
+  if (code === "ECONNREFUSED") return "upstream refused the connection";
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "upstream host not found";
+  return "upstream request failed";
 }

@@ -69,9 +69,19 @@ for (const [variable, value] of [
   });
 }
 
-test("a missing admin key is reported as required", (t) => {
+test("a missing API key is reported as required, naming the operator key", (t) => {
   const err = t.throws(() => loadOperatorConfig({ EVIDENT_API_URL: base.EVIDENT_API_URL }), {
     instanceOf: ConfigError,
   });
-  t.is(err?.message, "invalid environment variable EVIDENT_ADMIN_KEY: required");
+  t.is(err?.variable, "EVIDENT_OPERATOR_KEY");
+  t.regex(err?.message ?? "", /role operator/);
+});
+
+test("the operator key wins over the admin key; the admin key alone is accepted and flagged", (t) => {
+  const operatorKey = `ev_sk_${"o".repeat(32)}`;
+  const both = loadOperatorConfig({ ...base, EVIDENT_OPERATOR_KEY: operatorKey });
+  t.is(both.apiKey, operatorKey);
+  t.is(both.apiKeyRole, "operator");
+  t.is(loadOperatorConfig(base).apiKeyRole, "admin");
+  t.is(loadOperatorConfig(base).customerBinding, "required");
 });

@@ -4,7 +4,10 @@ import { z } from "zod";
 /** The operator's configuration, read from the environment once at start. */
 export interface OperatorConfig {
   apiUrl: string;
-  adminKey: string;
+  /** The key the operator calls the native API with. */
+  apiKey: string;
+  /** "admin" when only EVIDENT_ADMIN_KEY was given (a warning is logged at start). */
+  apiKeyRole: "operator" | "admin";
   watchNamespace: string | undefined;
   resyncSeconds: number;
   metricsPort: number;
@@ -20,6 +23,9 @@ export interface OperatorConfig {
   endpointTemplate: string;
   /** Path of a kubeconfig; absent means in-cluster (service account) or ~/.kube/config. */
   kubeconfig: string | undefined;
+  customerBinding: "required" | "off";
+  customerLabel: string;
+  concurrencyMetric: string;
 }
 
 const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -30,12 +36,22 @@ const optionalText = z
 
 const schema = z.object({
   EVIDENT_API_URL: z.url({ protocol: /^https?$/ }),
+  /** An API key with role operator: what the operator needs and nothing else. */
+  EVIDENT_OPERATOR_KEY: z
+    .string()
+    .regex(
+      /^ev_sk_[A-Za-z0-9]{32,}$/,
+      "must be an API key: ev_sk_ followed by 32+ base62 characters",
+    )
+    .optional(),
+  /** Fallback for trials when no operator key is given. */
   EVIDENT_ADMIN_KEY: z
     .string()
     .regex(
       /^ev_sk_[A-Za-z0-9]{32,}$/,
       "must be an admin key: ev_sk_ followed by 32+ base62 characters",
-    ),
+    )
+    .optional(),
   WATCH_NAMESPACE: optionalText,
   RESYNC_SECONDS: integer(5, 86_400).default(300),
   METRICS_PORT: integer(1, 65_535).optional(),
@@ -53,6 +69,17 @@ const schema = z.object({
   RECONCILE_CONCURRENCY: integer(1, 64).default(4),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   KUBECONFIG: optionalText,
+  /** required: Route, GuardrailRule and LegalHold act only for the customer their namespace is labelled with. */
+  CUSTOMER_BINDING: z.enum(["required", "off"]).default("required"),
+  CUSTOMER_LABEL: z
+    .string()
+    .regex(/^([a-z0-9.-]+\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/, "must be a label key")
+    .default("evident.dev/customer-id"),
+  /** Custom metric (per pod, in-flight requests) the engines' HPAs scale on. */
+  ENGINE_CONCURRENCY_METRIC: z
+    .string()
+    .regex(/^[A-Za-z_:][A-Za-z0-9_:]*$/, "must be a metric name")
+    .default("evident_engine_requests_in_flight"),
   ENDPOINT_URL_TEMPLATE: z
     .string()
     .regex(
@@ -87,10 +114,17 @@ export function loadOperatorConfig(
     );
   }
   const e = parsed.data;
+  const apiKey = e.EVIDENT_OPERATOR_KEY ?? e.EVIDENT_ADMIN_KEY;
+  if (apiKey === undefined)
+    throw new ConfigError(
+      "EVIDENT_OPERATOR_KEY",
+      "required (an API key with role operator; EVIDENT_ADMIN_KEY is accepted for trials)",
+    );
   const namespace = e.LEASE_NAMESPACE ?? e.POD_NAMESPACE ?? e.WATCH_NAMESPACE ?? "default";
   return {
     apiUrl: e.EVIDENT_API_URL,
-    adminKey: e.EVIDENT_ADMIN_KEY,
+    apiKey,
+    apiKeyRole: e.EVIDENT_OPERATOR_KEY === undefined ? "admin" : "operator",
     watchNamespace: e.WATCH_NAMESPACE,
     resyncSeconds: e.RESYNC_SECONDS,
     metricsPort: e.METRICS_PORT ?? e.PORT ?? 8081,
@@ -103,5 +137,8 @@ export function loadOperatorConfig(
     logLevel: e.LOG_LEVEL,
     kubeconfig: e.KUBECONFIG,
     endpointTemplate: e.ENDPOINT_URL_TEMPLATE,
+    customerBinding: e.CUSTOMER_BINDING,
+    customerLabel: e.CUSTOMER_LABEL,
+    concurrencyMetric: e.ENGINE_CONCURRENCY_METRIC,
   };
 }

@@ -4,6 +4,7 @@ import { deploymentSpec } from "../crd/specs.js";
 import { buildAppsDeployment, endpointUrl, workloadName } from "./deployment-workload.js";
 
 const model: ModelSpec = {
+  deletionPolicy: "Retain",
   name: "m",
   version: "1",
   modality: "text",

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { DeploymentSpec, ModelSpec } from "../crd/specs.js";
 import { DEPLOYMENT_LABEL, EVIDENT_API_VERSION, MANAGED_BY } from "../kube/resources.js";
 import type { KubeObject } from "../kube/types.js";
+import { enginePodSpec, type EngineContainer } from "./engine-pod.js";
 
 /** Default images per engine; Model.spec.image overrides them (and is required for "generic"). */
 export const ENGINE_IMAGES = {
@@ -80,13 +81,6 @@ function extraArgs(engineArgs: DeploymentSpec["engineArgs"]): string[] {
   );
 }
 
-interface EngineContainer {
-  image: string;
-  args: string[];
-  env: { name: string; value: string }[];
-  probePath: string | undefined;
-}
-
 function engineContainer(input: WorkloadInput): EngineContainer {
   const { model, spec } = input;
   const port = String(spec.port);
@@ -146,39 +140,44 @@ function resourceRequirements(spec: DeploymentSpec): {
   };
 }
 
+/** Autoscaling is on when the CR gives a target and room to scale (maxReplicas > minReplicas). */
+export function autoscaled(spec: DeploymentSpec): boolean {
+  const min = spec.scaling?.minReplicas ?? 1;
+  const max = spec.scaling?.maxReplicas ?? min;
+  return spec.scaling?.targetConcurrency !== undefined && max > min;
+}
+
 export function buildAppsDeployment(input: WorkloadInput): KubeObject {
   const { spec, crName } = input;
   const name = workloadName(crName);
   const labels = workloadLabels(crName);
-  const engine = engineContainer(input);
-  const probe = (
-    initialDelaySeconds: number,
-    periodSeconds: number,
-    failureThreshold: number,
-  ): Record<string, unknown> => ({
-    ...(engine.probePath === undefined
-      ? { tcpSocket: { port: spec.port } }
-      : { httpGet: { path: engine.probePath, port: spec.port } }),
-    initialDelaySeconds,
-    periodSeconds,
-    failureThreshold,
-  });
   const gpuType = spec.gpu?.type;
   const nodeSelector =
     spec.gpu && spec.gpu.count > 0 && gpuType && !gpuType.includes("/")
       ? { "nvidia.com/gpu.product": gpuType }
       : undefined;
-  const podSpec = podTemplateSpec(input, engine, probe, nodeSelector);
+  const podSpec = enginePodSpec({
+    spec,
+    model: input.model,
+    engine: engineContainer(input),
+    resources: resourceRequirements(spec),
+    nodeSelector,
+  });
+  const templateMeta = spec.podTemplate?.metadata;
   return {
     apiVersion: "apps/v1",
     kind: "Deployment",
     metadata: { name, namespace: input.namespace, labels, ownerReferences: ownerReference(input) },
     spec: {
-      replicas: spec.scaling?.minReplicas ?? 1,
+      // With autoscaling on, the HorizontalPodAutoscaler owns replicas: the operator leaves them out.
+      ...(autoscaled(spec) ? {} : { replicas: spec.scaling?.minReplicas ?? 1 }),
       selector: { matchLabels: { [DEPLOYMENT_LABEL]: crName } },
       progressDeadlineSeconds: spec.provisioningTimeoutSeconds,
       template: {
-        metadata: { labels, annotations: { [TEMPLATE_HASH]: templateHash(podSpec) } },
+        metadata: {
+          labels: { ...templateMeta?.labels, ...labels },
+          annotations: { ...templateMeta?.annotations, [TEMPLATE_HASH]: templateHash(podSpec) },
+        },
         spec: podSpec,
       },
     },
@@ -192,32 +191,50 @@ function templateHash(podSpec: unknown): string {
   return createHash("sha256").update(JSON.stringify(podSpec)).digest("hex").slice(0, 16);
 }
 
-function podTemplateSpec(
+/** Default name of the engines' in-flight requests metric, as a custom metrics adapter serves it. */
+export const DEFAULT_CONCURRENCY_METRIC = "evident_engine_requests_in_flight";
+
+/**
+ * autoscaling/v2 HorizontalPodAutoscaler between minReplicas and maxReplicas, on the average
+ * in-flight requests per pod (a Pods metric a custom metrics adapter such as prometheus-adapter
+ * serves from the engines' own metrics, see docs/operator.md).
+ */
+export function buildHpa(
   input: WorkloadInput,
-  engine: EngineContainer,
-  probe: (
-    initialDelaySeconds: number,
-    periodSeconds: number,
-    failureThreshold: number,
-  ) => Record<string, unknown>,
-  nodeSelector: Record<string, string> | undefined,
-): Record<string, unknown> {
+  metricName = DEFAULT_CONCURRENCY_METRIC,
+): KubeObject {
   const { spec } = input;
+  const min = spec.scaling?.minReplicas ?? 1;
   return {
-    ...(nodeSelector ? { nodeSelector } : {}),
-    containers: [
-      {
-        name: "engine",
-        image: engine.image,
-        ...(engine.args.length > 0 ? { args: engine.args } : {}),
-        ...(engine.env.length > 0 ? { env: engine.env } : {}),
-        ports: [{ name: "http", containerPort: spec.port, protocol: "TCP" }],
-        resources: resourceRequirements(spec),
-        // Model loading is slow: readiness gates traffic, liveness only restarts a hung server.
-        readinessProbe: probe(10, 10, 3),
-        livenessProbe: probe(Math.min(600, spec.provisioningTimeoutSeconds), 20, 6),
+    apiVersion: "autoscaling/v2",
+    kind: "HorizontalPodAutoscaler",
+    metadata: {
+      name: workloadName(input.crName),
+      namespace: input.namespace,
+      labels: workloadLabels(input.crName),
+      ownerReferences: ownerReference(input),
+    },
+    spec: {
+      scaleTargetRef: {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        name: workloadName(input.crName),
       },
-    ],
+      minReplicas: min,
+      maxReplicas: Math.max(min, spec.scaling?.maxReplicas ?? min),
+      metrics: [
+        {
+          type: "Pods",
+          pods: {
+            metric: { name: metricName },
+            target: {
+              type: "AverageValue",
+              averageValue: String(spec.scaling?.targetConcurrency ?? 1),
+            },
+          },
+        },
+      ],
+    },
   };
 }
 

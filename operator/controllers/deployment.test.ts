@@ -1,6 +1,13 @@
 import test from "ava";
 import { GatewayError } from "../../dataplane/core/errors.js";
-import { APPS_DEPLOYMENTS, DEPLOYMENTS, MODELS, SERVICES } from "../kube/resources.js";
+import {
+  APPS_DEPLOYMENTS,
+  DEPLOYMENTS,
+  HORIZONTAL_POD_AUTOSCALERS,
+  MODELS,
+  PODS,
+  SERVICES,
+} from "../kube/resources.js";
 import { isRecord } from "../kube/types.js";
 import { MODEL_SPEC, NS, ReconcileHarness } from "../testing/reconcile-harness.js";
 
@@ -43,10 +50,15 @@ test("a Deployment provisions a vLLM workload and Service and moves the native d
 
   const apps = h.get(APPS_DEPLOYMENTS, WORKLOAD);
   const spec = apps?.spec as {
-    replicas: number;
+    replicas?: number;
     template: { spec: { containers: Record<string, unknown>[] } };
   };
-  t.is(spec.replicas, 2);
+  t.is(spec.replicas, undefined, "autoscaling on: the HorizontalPodAutoscaler owns replicas");
+  t.like(h.get(HORIZONTAL_POD_AUTOSCALERS, WORKLOAD)?.spec as object, {
+    minReplicas: 2,
+    maxReplicas: 4,
+    metrics: [{ type: "Pods", pods: { target: { averageValue: "8" } } }],
+  });
   const container = spec.template.spec.containers[0] ?? {};
   t.regex(String(container.image), /^vllm\/vllm-openai:/);
   t.deepEqual(container.args, [
@@ -111,20 +123,76 @@ test("reconciling a running Deployment again writes nothing anywhere", async (t)
   t.deepEqual(writes, []);
 });
 
-for (const reason of ["CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull"]) {
-  test(`a pod in ${reason} fails the deployment with that reason`, async (t) => {
+test("a pod in CrashLoopBackOff (every replica failed) fails the deployment with that reason; Stalled for Argo CD and Flux", async (t) => {
+  const h = await withModel();
+  h.apply(DEPLOYMENTS, "llama-serve", DEPLOYMENT_SPEC);
+  await h.reconcile(DEPLOYMENTS, "llama-serve");
+  t.is(h.condition(DEPLOYMENTS, "llama-serve", "Reconciling")?.status, "True");
+  h.addPod(WORKLOAD, "llama-serve", "CrashLoopBackOff");
+  await h.reconcile(DEPLOYMENTS, "llama-serve");
+  t.is(nativeOf(h)?.status, "failed");
+  t.regex(String(nativeOf(h)?.reason), /CrashLoopBackOff/);
+  t.is(h.status(DEPLOYMENTS, "llama-serve").phase, "failed");
+  t.is(h.condition(DEPLOYMENTS, "llama-serve", "Ready")?.reason, "CrashLoopBackOff");
+  t.like(h.condition(DEPLOYMENTS, "llama-serve", "Stalled"), {
+    status: "True",
+    reason: "CrashLoopBackOff",
+  });
+  t.is(h.condition(DEPLOYMENTS, "llama-serve", "Reconciling")?.status, "False");
+  t.true(h.eventReasons("llama-serve").includes("CrashLoopBackOff"));
+});
+
+for (const reason of ["ImagePullBackOff", "ErrImagePull"]) {
+  test(`a pod in ${reason} is retried (the kubelet backs off) and fails only at the provisioning deadline`, async (t) => {
     const h = await withModel();
-    h.apply(DEPLOYMENTS, "llama-serve", DEPLOYMENT_SPEC);
+    h.apply(DEPLOYMENTS, "llama-serve", { ...DEPLOYMENT_SPEC, provisioningTimeoutSeconds: 60 });
     await h.reconcile(DEPLOYMENTS, "llama-serve");
     h.addPod(WORKLOAD, "llama-serve", reason);
     await h.reconcile(DEPLOYMENTS, "llama-serve");
-    t.is(nativeOf(h)?.status, "failed");
-    t.regex(String(nativeOf(h)?.reason), new RegExp(reason));
-    t.is(h.status(DEPLOYMENTS, "llama-serve").phase, "failed");
+    t.is(nativeOf(h)?.status, "provisioning");
     t.is(h.condition(DEPLOYMENTS, "llama-serve", "Ready")?.reason, reason);
-    t.true(h.eventReasons("llama-serve").includes(reason));
+    t.is(h.condition(DEPLOYMENTS, "llama-serve", "Reconciling")?.status, "True");
+    t.is(h.condition(DEPLOYMENTS, "llama-serve", "Stalled")?.status, "False");
+    h.clock.advance(61_000);
+    await h.reconcile(DEPLOYMENTS, "llama-serve");
+    t.is(nativeOf(h)?.status, "failed");
+    t.is(h.condition(DEPLOYMENTS, "llama-serve", "Ready")?.reason, "ProvisioningTimeout");
+    t.regex(h.condition(DEPLOYMENTS, "llama-serve", "Ready")?.message ?? "", new RegExp(reason));
   });
 }
+
+test("one crash-looping replica among ready ones does not fail the deployment", async (t) => {
+  const h = await withModel();
+  h.apply(DEPLOYMENTS, "llama-serve", DEPLOYMENT_SPEC);
+  await h.reconcile(DEPLOYMENTS, "llama-serve");
+  h.markWorkloadAvailable(WORKLOAD);
+  h.addPod(WORKLOAD, "llama-serve", undefined, true);
+  h.addPod(WORKLOAD, "llama-serve", "CrashLoopBackOff");
+  await h.reconcile(DEPLOYMENTS, "llama-serve");
+  t.is(nativeOf(h)?.status, "running");
+  t.is(h.condition(DEPLOYMENTS, "llama-serve", "Ready")?.status, "True");
+});
+
+test("a status written at the new generation does not keep a failed Deployment failed: the spec change retries", async (t) => {
+  const h = await withModel();
+  h.apply(DEPLOYMENTS, "llama-serve", DEPLOYMENT_SPEC);
+  await h.reconcile(DEPLOYMENTS, "llama-serve");
+  h.addPod(WORKLOAD, "llama-serve", "CrashLoopBackOff");
+  await h.reconcile(DEPLOYMENTS, "llama-serve");
+  const failedId = String(h.status(DEPLOYMENTS, "llama-serve").deploymentId);
+  h.apply(DEPLOYMENTS, "llama-serve", { ...DEPLOYMENT_SPEC, engineArgs: ["--enforce-eager"] });
+  const generation = h.get(DEPLOYMENTS, "llama-serve")?.metadata.generation;
+  h.store.update(
+    DEPLOYMENTS,
+    NS,
+    "llama-serve",
+    (d) => ({ ...d, status: { ...(d.status as object), observedGeneration: generation } }),
+    "status",
+  );
+  await h.reconcile(DEPLOYMENTS, "llama-serve");
+  t.not(h.status(DEPLOYMENTS, "llama-serve").deploymentId, failedId);
+  t.is(h.status(DEPLOYMENTS, "llama-serve").phase, "provisioning");
+});
 
 test("a failed Deployment stays failed until its spec changes, then retries with a new native deployment", async (t) => {
   const h = await withModel();
@@ -166,17 +234,26 @@ test("a Deployment not available within provisioningTimeoutSeconds fails with Pr
   t.is(h.condition(DEPLOYMENTS, "llama-serve", "Ready")?.reason, "ProvisioningTimeout");
 });
 
-test("a running Deployment whose pods crash loop is marked not Ready when the API refuses running -> failed", async (t) => {
+test("a running Deployment with no ready replica leaves routing, and comes back when a replica is ready", async (t) => {
   const h = await withModel();
   h.apply(DEPLOYMENTS, "llama-serve", DEPLOYMENT_SPEC);
   await h.reconcile(DEPLOYMENTS, "llama-serve");
   h.markWorkloadAvailable(WORKLOAD);
   await h.reconcile(DEPLOYMENTS, "llama-serve");
-  h.addPod(WORKLOAD, "llama-serve", "CrashLoopBackOff");
+  t.is(h.native.routableEndpoints().length, 1);
+  const crashing = h.addPod(WORKLOAD, "llama-serve", "CrashLoopBackOff");
+  await h.reconcile(DEPLOYMENTS, "llama-serve");
+  t.deepEqual(h.native.routableEndpoints(), [], "out of routing");
+  t.is(h.condition(DEPLOYMENTS, "llama-serve", "Ready")?.reason, "Unavailable");
+  t.is(h.condition(DEPLOYMENTS, "llama-serve", "Reconciling")?.status, "True");
+  t.true(h.eventReasons("llama-serve").includes("OutOfRouting"));
+
+  h.store.delete(PODS, NS, crashing);
+  h.addPod(WORKLOAD, "llama-serve", undefined, true);
   await h.reconcile(DEPLOYMENTS, "llama-serve");
   t.is(nativeOf(h)?.status, "running");
-  t.is(h.condition(DEPLOYMENTS, "llama-serve", "Ready")?.reason, "CrashLoopBackOff");
-  t.is(h.condition(DEPLOYMENTS, "llama-serve", "Ready")?.status, "False");
+  t.is(h.native.routableEndpoints().length, 1, "routable again");
+  t.is(h.condition(DEPLOYMENTS, "llama-serve", "Ready")?.status, "True");
 });
 
 test("a native deployment deleted through the REST API is replaced and brought back to running", async (t) => {
@@ -210,7 +287,7 @@ test("native scaling changed through the REST API is reverted", async (t) => {
 
 test("a change to the engine workload made with kubectl is reverted", async (t) => {
   const h = await withModel();
-  h.apply(DEPLOYMENTS, "llama-serve", DEPLOYMENT_SPEC);
+  h.apply(DEPLOYMENTS, "llama-serve", { ...DEPLOYMENT_SPEC, scaling: { minReplicas: 2 } });
   await h.reconcile(DEPLOYMENTS, "llama-serve");
   h.store.update(APPS_DEPLOYMENTS, NS, WORKLOAD, (d) => ({
     ...d,
@@ -235,7 +312,8 @@ test("deleting a Deployment CR terminates the native deployment, removes it from
   t.is(h.get(APPS_DEPLOYMENTS, WORKLOAD), undefined);
   t.is(h.get(SERVICES, WORKLOAD), undefined);
   t.is(h.get(DEPLOYMENTS, "llama-serve"), undefined);
-  // With the deployment gone, the Model can be deregistered.
+  // With the deployment gone, a Model with deletionPolicy Delete can be deregistered.
+  h.apply(MODELS, "llama", { ...MODEL_SPEC, deletionPolicy: "Delete" });
   h.delete(MODELS, "llama");
   await h.reconcile(MODELS, "llama");
   t.is([...h.native.modelStore.values()][0]?.status, "deregistered");

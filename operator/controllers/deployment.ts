@@ -1,16 +1,27 @@
-import { GatewayError } from "../../dataplane/core/errors.js";
 import { deploymentSpec, modelSpec, type DeploymentSpec, type ModelSpec } from "../crd/specs.js";
 import type { KubeClient } from "../kube/kube-client.js";
-import { APPS_DEPLOYMENTS, DEPLOYMENTS, MODELS, SERVICES } from "../kube/resources.js";
+import {
+  APPS_DEPLOYMENTS,
+  DEPLOYMENTS,
+  HORIZONTAL_POD_AUTOSCALERS,
+  MODELS,
+  SERVICES,
+} from "../kube/resources.js";
 import { isRecord } from "../kube/types.js";
 import type { NativeApi, NativeDeployment, Scaling } from "../native/native-client.js";
-import { findCondition, type ConditionInput } from "../runtime/conditions.js";
 import type { Controller, SyncContext, SyncResult } from "../runtime/controller.js";
 import { sameJson } from "../runtime/json-compare.js";
 import { nativeFailure } from "../runtime/sync-failure.js";
 import { DEFAULT_ENDPOINT_TEMPLATE, endpointUrl, workloadName } from "./deployment-workload.js";
 import { ensureWorkload } from "./ensure-workload.js";
 import { workloadHealth, type WorkloadHealth } from "./workload-health.js";
+import {
+  failedConditions,
+  patchFailed,
+  pickScaling,
+  remainingMs,
+  timedOut,
+} from "./deployment-progress.js";
 
 const MODEL_WAIT_MS = 30_000;
 
@@ -25,6 +36,7 @@ export function deploymentController(
   native: NativeApi,
   kube: KubeClient,
   endpointTemplate = DEFAULT_ENDPOINT_TEMPLATE,
+  concurrencyMetric?: string,
 ): Controller<DeploymentSpec> {
   return {
     resource: DEPLOYMENTS,
@@ -52,13 +64,17 @@ export function deploymentController(
           conditions: failedConditions("ImageRequired", message, false),
         };
       }
-      const workload = await ensureWorkload(kube, {
-        crName: context.name,
-        namespace: context.namespace,
-        uid: context.object.metadata.uid ?? "",
-        spec: context.spec,
-        model: model.spec,
-      });
+      const workload = await ensureWorkload(
+        kube,
+        {
+          crName: context.name,
+          namespace: context.namespace,
+          uid: context.object.metadata.uid ?? "",
+          spec: context.spec,
+          model: model.spec,
+        },
+        concurrencyMetric,
+      );
       if (!workload.ok) {
         return {
           status: {},
@@ -80,6 +96,7 @@ export function deploymentController(
     async cleanup({ namespace, name, status }) {
       if (typeof status.deploymentId === "string")
         await native.deployments.delete(status.deploymentId);
+      await kube.delete(HORIZONTAL_POD_AUTOSCALERS, namespace, workloadName(name));
       await kube.delete(APPS_DEPLOYMENTS, namespace, workloadName(name));
       await kube.delete(SERVICES, namespace, workloadName(name));
     },
@@ -117,18 +134,25 @@ async function syncNative(
   health: WorkloadHealth,
 ): Promise<SyncResult> {
   const { spec, status, object } = context;
+  const generation = object.metadata.generation;
   const scaling = desiredScaling(spec);
-  const specChanged = status.observedGeneration !== object.metadata.generation;
   const events: SyncResult["events"] = [];
   let id = typeof status.deploymentId === "string" ? status.deploymentId : undefined;
   let current: NativeDeployment | undefined =
     id === undefined ? undefined : await native.deployments.get(id);
 
-  if (status.phase === "failed" && current?.status === "failed" && !specChanged) {
+  // Failed stays failed until the spec (a new generation) or the model's registration changes.
+  if (
+    status.phase === "failed" &&
+    current?.status === "failed" &&
+    status.failedGeneration === generation &&
+    (current.model_id === undefined || current.model_id === modelId)
+  ) {
     return { status: { phase: "failed" }, conditions: [] };
   }
   if (current && (current.status === "terminated" || current.status === "failed")) {
-    // Failed earlier and the spec changed (a retry), or failed/terminated outside Kubernetes (drift).
+    // Failed earlier and the spec changed (a retry), out of routing while no replica was ready,
+    // or failed/terminated outside Kubernetes (drift).
     if (current.status === "failed") await native.deployments.delete(current.id);
     events.push({
       type: "Normal",
@@ -145,6 +169,7 @@ async function syncNative(
       phase: current.status,
       endpointUrl: null,
       reason: null,
+      failedGeneration: null,
     });
   }
   if (current.status === "pending") {
@@ -155,28 +180,6 @@ async function syncNative(
   }
 
   const endpoint = endpointUrl(context.name, context.namespace, spec.port, endpointTemplate);
-  if (health.state === "failed" || (current.status === "provisioning" && timedOut(context))) {
-    const reason = health.state === "failed" ? health.reason : "ProvisioningTimeout";
-    const message =
-      health.state === "failed"
-        ? health.message
-        : `not available within provisioningTimeoutSeconds=${spec.provisioningTimeoutSeconds}`;
-    const moved = await patchFailed(native, current.id, reason, message);
-    if (moved)
-      return {
-        status: { deploymentId: current.id, phase: "failed", reason: message, endpointUrl: null },
-        conditions: failedConditions(reason, message, true),
-        events,
-      };
-    return {
-      status: { deploymentId: current.id, phase: current.status, reason: message },
-      conditions: [
-        { type: "Ready", status: "False", reason, message },
-        { type: "Synced", status: "True", reason: "Degraded", message },
-      ],
-      events,
-    };
-  }
   if (health.state === "available") {
     if (current.status !== "running" || current.endpoint_url !== endpoint) {
       const patch =
@@ -185,11 +188,12 @@ async function syncNative(
           : { status: "running" as const, endpoint_url: endpoint };
       current = await native.deployments.patch(current.id, patch);
     }
+    const message = `routable at ${endpoint}`;
     return {
       status: { deploymentId: current.id, phase: "running", endpointUrl: endpoint, reason: null },
       conditions: [
-        { type: "Synced", status: "True", reason: "Running", message: `routable at ${endpoint}` },
-        { type: "Ready", status: "True", reason: "Running", message: `routable at ${endpoint}` },
+        { type: "Synced", status: "True", reason: "Running", message },
+        { type: "Ready", status: "True", reason: "Running", message },
         {
           type: "Provisioning",
           status: "False",
@@ -200,20 +204,42 @@ async function syncNative(
       events,
     };
   }
-  if (current.status === "running") {
-    // A rollout in progress on a running deployment: the Service still serves the old pods.
-    return {
-      status: { deploymentId: current.id, phase: "running", endpointUrl: endpoint },
-      conditions: [],
-      events,
-    };
+  if (current.status === "running") return leaveRouting(native, current, health, events);
+
+  const failure =
+    health.state === "failed"
+      ? { reason: health.reason, message: health.message }
+      : timedOut(context)
+        ? {
+            reason: "ProvisioningTimeout",
+            message: `not available within provisioningTimeoutSeconds=${spec.provisioningTimeoutSeconds}${health.waiting ? ` (last: ${health.waiting.message})` : ""}`,
+          }
+        : undefined;
+  if (failure) {
+    const moved = await patchFailed(native, current.id, failure.reason, failure.message);
+    if (moved)
+      return {
+        status: {
+          deploymentId: current.id,
+          phase: "failed",
+          reason: failure.message,
+          endpointUrl: null,
+          failedGeneration: generation ?? null,
+        },
+        conditions: failedConditions(failure.reason, failure.message, true),
+        events,
+      };
   }
-  const message = `waiting for ${workloadName(context.name)} to become available`;
+  const waiting = health.state === "progressing" ? health.waiting : undefined;
+  const reason = waiting?.reason ?? "Provisioning";
+  const message = waiting
+    ? `${waiting.message}; the kubelet retries until provisioningTimeoutSeconds`
+    : `waiting for ${workloadName(context.name)} to become available`;
   return {
-    status: { deploymentId: current.id, phase: "provisioning", reason: null },
+    status: { deploymentId: current.id, phase: "provisioning", reason: waiting ? message : null },
     conditions: [
       { type: "Synced", status: "True", reason: "Provisioning", message },
-      { type: "Ready", status: "False", reason: "Provisioning", message },
+      { type: "Ready", status: "False", reason, message },
       { type: "Provisioning", status: "True", reason: "Provisioning", message },
     ],
     events,
@@ -221,53 +247,30 @@ async function syncNative(
   };
 }
 
-/** PATCH failed; a 409 (e.g. a running deployment the API will not fail) leaves it as it is. */
-async function patchFailed(
+/**
+ * A running deployment with no ready replica left (crashed, evicted, every pod failing) cannot
+ * serve: it leaves routing (the native deployment is terminated) and a new one is provisioned,
+ * which becomes running, and routable again, when a replica is ready.
+ */
+async function leaveRouting(
   native: NativeApi,
-  id: string,
-  reason: string,
-  message: string,
-): Promise<boolean> {
-  try {
-    await native.deployments.patch(id, { status: "failed", reason: `${reason}: ${message}` });
-    return true;
-  } catch (err) {
-    if (err instanceof GatewayError && err.status === 409) return false;
-    throw err;
-  }
-}
-
-function failedConditions(reason: string, message: string, synced: boolean): ConditionInput[] {
-  return [
-    { type: "Synced", status: synced ? "True" : "False", reason, message },
-    { type: "Ready", status: "False", reason, message },
-    { type: "Provisioning", status: "False", reason, message },
-  ];
-}
-
-function provisioningSince(context: SyncContext<DeploymentSpec>): number {
-  const condition = findCondition(context.status.conditions, "Provisioning");
-  if (condition?.status === "True") {
-    const since = Date.parse(condition.lastTransitionTime);
-    if (Number.isFinite(since)) return since;
-  }
-  return context.clock.now();
-}
-
-function remainingMs(context: SyncContext<DeploymentSpec>): number {
-  const deadline = provisioningSince(context) + context.spec.provisioningTimeoutSeconds * 1000;
-  return Math.max(1000, deadline - context.clock.now() + 1);
-}
-
-function timedOut(context: SyncContext<DeploymentSpec>): boolean {
-  return (
-    context.clock.now() - provisioningSince(context) >
-    context.spec.provisioningTimeoutSeconds * 1000
-  );
-}
-
-function pickScaling(scaling: NativeDeployment["scaling"]): Partial<Scaling> | undefined {
-  if (!scaling) return undefined;
-  const { min_replicas, max_replicas, target_concurrency } = scaling;
-  return { min_replicas, max_replicas, target_concurrency };
+  current: NativeDeployment,
+  health: Exclude<WorkloadHealth, { state: "available" }>,
+  events: NonNullable<SyncResult["events"]>,
+): Promise<SyncResult> {
+  const cause =
+    health.state === "failed" ? health.message : (health.waiting?.message ?? "no ready replica");
+  const message = `no replica is ready (${cause}); out of routing until one is`;
+  await native.deployments.delete(current.id);
+  events.push({ type: "Warning", reason: "OutOfRouting", message });
+  return {
+    status: { deploymentId: current.id, phase: "provisioning", endpointUrl: null, reason: message },
+    conditions: [
+      { type: "Synced", status: "True", reason: "Unavailable", message },
+      { type: "Ready", status: "False", reason: "Unavailable", message },
+      { type: "Provisioning", status: "True", reason: "Unavailable", message },
+    ],
+    events,
+    requeueAfterMs: 1000,
+  };
 }

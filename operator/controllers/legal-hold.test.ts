@@ -54,9 +54,19 @@ test("an inverted range is rejected by the API and shown on the CR", async (t) =
   t.is(h.native.holdStore.size, 0);
 });
 
-test("deleting a LegalHold CR releases the hold", async (t) => {
+test("deleting a LegalHold CR keeps the hold by default (deletionPolicy Retain): a prune cannot release it", async (t) => {
   const h = new ReconcileHarness();
   h.apply(LEGAL_HOLDS, "case-17", HOLD_SPEC);
+  await h.reconcile(LEGAL_HOLDS, "case-17");
+  h.delete(LEGAL_HOLDS, "case-17");
+  await h.reconcile(LEGAL_HOLDS, "case-17");
+  t.true([...h.native.holdStore.values()][0]?.active);
+  t.is(h.get(LEGAL_HOLDS, "case-17"), undefined);
+});
+
+test("deleting a LegalHold CR with deletionPolicy Delete releases the hold", async (t) => {
+  const h = new ReconcileHarness();
+  h.apply(LEGAL_HOLDS, "case-17", { ...HOLD_SPEC, deletionPolicy: "Delete" });
   await h.reconcile(LEGAL_HOLDS, "case-17");
   h.delete(LEGAL_HOLDS, "case-17");
   await h.reconcile(LEGAL_HOLDS, "case-17");

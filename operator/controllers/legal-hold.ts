@@ -10,11 +10,12 @@ import type { Controller, SyncContext, SyncResult } from "../runtime/controller.
 import { readyConditions } from "../runtime/controller.js";
 import { driftedFields } from "../runtime/json-compare.js";
 import { nativeFailure } from "../runtime/sync-failure.js";
+import { deletionPolicyOf } from "./deletion-policy.js";
 
 /**
  * LegalHold CR -> /api/v1/audit/legal-hold. Holds cannot be edited, so a spec change (or a hold
  * released outside Kubernetes) places a new hold first and only then releases the old one: audit
- * records are never left uncovered.
+ * records are never left uncovered. Deleting the CR releases the hold only with deletionPolicy Delete.
  */
 export function legalHoldController(native: NativeApi): Controller<LegalHoldSpec> {
   return {
@@ -63,8 +64,10 @@ export function legalHoldController(native: NativeApi): Controller<LegalHoldSpec
         return nativeFailure(err, {});
       }
     },
-    async cleanup({ status }): Promise<void> {
-      if (typeof status.holdId === "string") await native.legalHolds.delete(status.holdId);
+    async cleanup({ object, status }): Promise<void> {
+      // Retain (the default): a pruned or deleted CR never releases a hold by accident.
+      if (typeof status.holdId === "string" && deletionPolicyOf(object, "Retain") === "Delete")
+        await native.legalHolds.delete(status.holdId);
     },
   };
 }

@@ -122,9 +122,45 @@ test("an invalid spec is reported as InvalidSpec and nothing is registered", asy
   t.is(h.native.modelStore.size, 0);
 });
 
-test("deleting a Model CR deregisters the model, then releases the finalizer", async (t) => {
+test("deleting a Model CR leaves the model registered by default (deletionPolicy Retain)", async (t) => {
   const h = new ReconcileHarness();
   h.apply(MODELS, "llama", MODEL_SPEC);
+  await h.reconcile(MODELS, "llama");
+  h.delete(MODELS, "llama");
+  await h.reconcile(MODELS, "llama");
+  t.is([...h.native.modelStore.values()][0]?.status ?? "registered", "registered");
+  t.is(h.native.writes.filter((w) => w.startsWith("DELETE")).length, 0);
+  t.is(h.get(MODELS, "llama"), undefined, "the finalizer is released");
+});
+
+test("a second Model CR for the same name@version (another namespace) is refused and cannot deregister the first team's model", async (t) => {
+  const h = new ReconcileHarness();
+  const DELETE = { ...MODEL_SPEC, deletionPolicy: "Delete" };
+  h.apply(MODELS, "llama", MODEL_SPEC);
+  await h.reconcile(MODELS, "llama");
+  const id = h.status(MODELS, "llama").modelId;
+  h.clock.advance(1000);
+  h.apply(MODELS, "llama", DELETE, "team-b");
+  await h.reconcile(MODELS, "llama", "team-b");
+  const refused = h.get(MODELS, "llama", "team-b");
+  const ready = (
+    refused?.status as { conditions: { type: string; reason: string; message: string }[] }
+  ).conditions.find((c) => c.type === "Ready");
+  t.is(ready?.reason, "AlreadyOwned");
+  t.regex(ready?.message ?? "", /team-a\/llama/);
+  t.is(h.status(MODELS, "llama", "team-b").modelId, undefined, "it does not adopt the model");
+  h.delete(MODELS, "llama", "team-b");
+  await h.reconcile(MODELS, "llama", "team-b");
+  t.is(h.get(MODELS, "llama", "team-b"), undefined);
+  t.not(h.native.modelStore.get(String(id))?.status, "deregistered");
+  // The first CR still owns it and stays Ready.
+  await h.reconcile(MODELS, "llama");
+  t.is(h.condition(MODELS, "llama", "Ready")?.status, "True");
+});
+
+test("deleting a Model CR with deletionPolicy Delete deregisters the model, then releases the finalizer", async (t) => {
+  const h = new ReconcileHarness();
+  h.apply(MODELS, "llama", { ...MODEL_SPEC, deletionPolicy: "Delete" });
   await h.reconcile(MODELS, "llama");
   h.delete(MODELS, "llama");
   t.truthy(h.get(MODELS, "llama")?.metadata.deletionTimestamp);
@@ -135,7 +171,7 @@ test("deleting a Model CR deregisters the model, then releases the finalizer", a
 
 test("deleting a Model that still has active deployments keeps retrying and says why", async (t) => {
   const h = new ReconcileHarness();
-  h.apply(MODELS, "llama", MODEL_SPEC);
+  h.apply(MODELS, "llama", { ...MODEL_SPEC, deletionPolicy: "Delete" });
   await h.reconcile(MODELS, "llama");
   await h.native.deployments.create({
     model_id: String(h.status(MODELS, "llama").modelId),

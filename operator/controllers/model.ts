@@ -6,15 +6,22 @@ import type { Controller, SyncContext, SyncResult } from "../runtime/controller.
 import { readyConditions } from "../runtime/controller.js";
 import { driftedFields, sameJson } from "../runtime/json-compare.js";
 import { nativeFailure } from "../runtime/sync-failure.js";
+import { deletionPolicyOf } from "./deletion-policy.js";
+import { describeOwner, modelOwner, type ModelClaimants } from "./model-ownership.js";
 
 /**
  * Model CR -> /api/v1/models. A registered model is frozen except engine_artifacts (and status), so
  * drift in engine_artifacts is PATCHed back, while a CR edit of a frozen field is reported as
  * Synced=False/FrozenFieldChanged (register a new version instead). A 409 model_version_exists on
- * create adopts the existing registration. A model deregistered through the REST API cannot come
+ * create adopts the existing registration, unless another Model CR owns it (then this one is refused
+ * with Ready=False/AlreadyOwned). Deleting the CR deregisters the model only with deletionPolicy
+ * Delete (default Retain). A model deregistered through the REST API cannot come
  * back under the same version (deregistering is final): the CR reports Ready=False/Deregistered.
  */
-export function modelController(native: NativeApi): Controller<ModelSpec> {
+export function modelController(
+  native: NativeApi,
+  claimants: ModelClaimants = async () => [],
+): Controller<ModelSpec> {
   return {
     resource: MODELS,
     schema: modelSpec,
@@ -23,6 +30,17 @@ export function modelController(native: NativeApi): Controller<ModelSpec> {
       const knownId =
         typeof context.status.modelId === "string" ? context.status.modelId : undefined;
       try {
+        const owner = modelOwner(context.object, await claimants(body.name, body.version));
+        if (owner.metadata.uid !== context.object.metadata.uid) {
+          const message = `${body.name}@${body.version} belongs to ${describeOwner(owner)}; a second Model for the same name and version is refused (register another version)`;
+          return {
+            status: { modelId: null, phase: null },
+            conditions: [
+              { type: "Synced", status: "False", reason: "AlreadyOwned", message },
+              { type: "Ready", status: "False", reason: "AlreadyOwned", message },
+            ],
+          };
+        }
         let model = knownId === undefined ? undefined : await native.models.get(knownId);
         const events: SyncResult["events"] = [];
         if (!model) {
@@ -84,8 +102,10 @@ export function modelController(native: NativeApi): Controller<ModelSpec> {
         return nativeFailure(err, {});
       }
     },
-    async cleanup({ status }): Promise<void> {
-      if (typeof status.modelId !== "string") return;
+    async cleanup({ object, status }): Promise<void> {
+      // Retain (the default): deregistering is final, so a pruned CR leaves the model registered.
+      if (typeof status.modelId !== "string" || deletionPolicyOf(object, "Retain") !== "Delete")
+        return;
       // 409 model_has_active_deployments propagates: the queue retries until deployments are gone.
       await native.models.delete(status.modelId);
     },

@@ -5,6 +5,7 @@ import type { Controller, SyncContext, SyncResult } from "../runtime/controller.
 import { readyConditions } from "../runtime/controller.js";
 import { driftedFields } from "../runtime/json-compare.js";
 import { nativeFailure } from "../runtime/sync-failure.js";
+import { deletionPolicyOf } from "./deletion-policy.js";
 
 export interface NativeObjectOptions<Spec, Body extends object> {
   resource: ResourceType;
@@ -18,7 +19,7 @@ export interface NativeObjectOptions<Spec, Body extends object> {
 /**
  * A CR that owns exactly one native object (Route, GuardrailRule): create it, revert drift with a
  * PATCH of the whole body (GitOps wins), recreate it when it was deleted behind our back, delete it
- * with the CR.
+ * with the CR unless spec.deletionPolicy is Retain.
  */
 export function nativeObjectController<Spec, Body extends object>(
   options: NativeObjectOptions<Spec, Body>,
@@ -85,9 +86,10 @@ export function nativeObjectController<Spec, Body extends object>(
         return nativeFailure(err, { synced: false });
       }
     },
-    async cleanup({ status }): Promise<void> {
+    async cleanup({ object, status }): Promise<void> {
       const id = status[idField];
-      if (typeof id === "string") await api.delete(id);
+      if (typeof id === "string" && deletionPolicyOf(object, "Delete") === "Delete")
+        await api.delete(id);
     },
   };
 }

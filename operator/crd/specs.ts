@@ -7,7 +7,12 @@ import { z } from "zod";
 
 const stringMap = z.record(z.string(), z.string());
 
+/** What deleting the CR does to the native object: Retain leaves it, Delete removes it. */
+const deletionPolicy = (fallback: "Retain" | "Delete") =>
+  z.enum(["Retain", "Delete"]).default(fallback);
+
 export const modelSpec = z.object({
+  deletionPolicy: deletionPolicy("Retain"),
   name: z.string().min(1),
   version: z.string().min(1),
   architecture: z.string().optional(),
@@ -28,12 +33,24 @@ export const modelSpec = z.object({
 export type ModelSpec = z.infer<typeof modelSpec>;
 
 const quantity = z.union([z.string(), z.number()]);
+const looseObject = z.record(z.string(), z.unknown());
+const envVar = z.object({
+  name: z.string().min(1),
+  value: z.string().optional(),
+  valueFrom: z
+    .object({
+      secretKeyRef: z
+        .object({ name: z.string(), key: z.string(), optional: z.boolean().optional() })
+        .optional(),
+    })
+    .optional(),
+});
 
 export const deploymentSpec = z.object({
   modelRef: z.string().min(1),
   scaling: z
     .object({
-      minReplicas: z.number().int().min(0).default(1),
+      minReplicas: z.number().int().min(1).default(1),
       maxReplicas: z.number().int().min(1).default(1),
       targetConcurrency: z.number().int().positive().optional(),
     })
@@ -52,12 +69,39 @@ export const deploymentSpec = z.object({
       z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
     ])
     .optional(),
+  modelCache: z
+    .object({
+      emptyDir: z.object({ sizeLimit: quantity.optional() }).optional(),
+      persistentVolumeClaim: z.object({ claimName: z.string().min(1) }).optional(),
+    })
+    .optional(),
+  shmSize: quantity.default("1Gi"),
+  env: z.array(envVar).optional(),
+  envFrom: z
+    .array(
+      z.object({ secretRef: z.object({ name: z.string(), optional: z.boolean().optional() }) }),
+    )
+    .optional(),
+  nodeSelector: stringMap.optional(),
+  tolerations: z.array(looseObject).optional(),
+  affinity: looseObject.optional(),
+  priorityClassName: z.string().optional(),
+  imagePullSecrets: z.array(z.object({ name: z.string() })).optional(),
+  podTemplate: z
+    .object({
+      metadata: z
+        .object({ labels: stringMap.optional(), annotations: stringMap.optional() })
+        .optional(),
+      spec: looseObject.optional(),
+    })
+    .optional(),
   port: z.number().int().min(1).max(65535).default(8000),
   provisioningTimeoutSeconds: z.number().int().positive().default(900),
 });
 export type DeploymentSpec = z.infer<typeof deploymentSpec>;
 
 export const routeSpec = z.object({
+  deletionPolicy: deletionPolicy("Delete"),
   customerId: z.string().min(1),
   name: z.string().optional(),
   match: z.object({ model: z.string().min(1), headers: stringMap.optional() }),
@@ -70,6 +114,7 @@ export const routeSpec = z.object({
 export type RouteSpec = z.infer<typeof routeSpec>;
 
 export const guardrailRuleSpec = z.object({
+  deletionPolicy: deletionPolicy("Delete"),
   customerId: z.string().min(1),
   name: z.string().min(1),
   kind: z.enum(["regex", "keyword", "pii", "max_tokens"]),
@@ -84,6 +129,7 @@ export const guardrailRuleSpec = z.object({
 export type GuardrailRuleSpec = z.infer<typeof guardrailRuleSpec>;
 
 export const legalHoldSpec = z.object({
+  deletionPolicy: deletionPolicy("Retain"),
   customerId: z.string().min(1),
   from: z.string().min(1),
   to: z.string().min(1),

@@ -20,6 +20,7 @@ import {
 } from "./types.js";
 
 const MERGE_PATCH = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
+const APPLY_PATCH = setHeaderOptions("Content-Type", PatchStrategy.ServerSideApply);
 
 /** KubeClient over @kubernetes/client-node: CustomObjectsApi for grouped resources, CoreV1Api for core. */
 export class ClientNodeKube implements KubeClient {
@@ -117,6 +118,7 @@ export class ClientNodeKube implements KubeClient {
       return this.custom.getNamespacedCustomObject({ group, version, namespace, plural, name });
     if (plural === "services") return this.core.readNamespacedService({ namespace, name });
     if (plural === "pods") return this.core.readNamespacedPod({ namespace, name });
+    if (plural === "namespaces") return this.core.readNamespace({ name });
     throw unsupported(resource, "get");
   }
 
@@ -156,6 +158,31 @@ export class ClientNodeKube implements KubeClient {
       if (plural === "services")
         return this.core.patchNamespacedService({ namespace, name, body: mergePatch }, MERGE_PATCH);
       throw unsupported(resource, "patch");
+    });
+    return asObject(plain(raw));
+  }
+
+  async apply(
+    resource: ResourceType,
+    namespace: string,
+    object: KubeObject,
+    fieldManager: string,
+  ): Promise<KubeObject> {
+    const { group, version, plural } = resource;
+    const name = object.metadata.name;
+    const raw = await call(() => {
+      if (group !== "") {
+        return this.custom.patchNamespacedCustomObject(
+          { group, version, namespace, plural, name, body: object, fieldManager, force: true },
+          APPLY_PATCH,
+        );
+      }
+      if (plural === "services")
+        return this.core.patchNamespacedService(
+          { namespace, name, body: object, fieldManager, force: true },
+          APPLY_PATCH,
+        );
+      throw unsupported(resource, "apply");
     });
     return asObject(plain(raw));
   }

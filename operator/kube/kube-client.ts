@@ -27,6 +27,16 @@ export interface KubeClient {
     name: string,
     mergePatch: object,
   ): Promise<KubeObject>;
+  /**
+   * Server-side apply as `fieldManager`, forcing conflicts: creates the object or sets the fields in
+   * `object`; fields this manager applied before and leaves out now are removed.
+   */
+  apply(
+    resource: ResourceType,
+    namespace: string,
+    object: KubeObject,
+    fieldManager: string,
+  ): Promise<KubeObject>;
   /** JSON merge patch of the status subresource. */
   patchStatus(
     resource: ResourceType,

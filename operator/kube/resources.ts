@@ -8,6 +8,8 @@ export const EVIDENT_API_VERSION = `${EVIDENT_GROUP}/${EVIDENT_VERSION}`;
 export const FINALIZER = "evident.dev/cleanup";
 export const MANAGED_BY = "evident-operator";
 export const DEPLOYMENT_LABEL = "evident.dev/deployment";
+/** The field manager of every server-side apply the operator makes. */
+export const FIELD_MANAGER = "evident-operator";
 
 function evident(kind: string, plural: string): ResourceType {
   return { group: EVIDENT_GROUP, version: EVIDENT_VERSION, plural, kind, namespaced: true };
@@ -34,6 +36,13 @@ export const APPS_DEPLOYMENTS: ResourceType = {
   kind: "Deployment",
   namespaced: true,
 };
+export const HORIZONTAL_POD_AUTOSCALERS: ResourceType = {
+  group: "autoscaling",
+  version: "v2",
+  plural: "horizontalpodautoscalers",
+  kind: "HorizontalPodAutoscaler",
+  namespaced: true,
+};
 export const SERVICES: ResourceType = {
   group: "",
   version: "v1",
@@ -56,6 +65,14 @@ export const EVENTS: ResourceType = {
   kind: "Event",
   namespaced: true,
 };
+/** Read only: the operator reads the customer binding label of the namespaces it acts in. */
+export const NAMESPACES: ResourceType = {
+  group: "",
+  version: "v1",
+  plural: "namespaces",
+  kind: "Namespace",
+  namespaced: false,
+};
 export const LEASES: ResourceType = {
   group: "coordination.k8s.io",
   version: "v1",
@@ -67,8 +84,10 @@ export const LEASES: ResourceType = {
 export const ALL_RESOURCES: readonly ResourceType[] = [
   ...CUSTOM_RESOURCES,
   APPS_DEPLOYMENTS,
+  HORIZONTAL_POD_AUTOSCALERS,
   SERVICES,
   PODS,
   EVENTS,
   LEASES,
+  NAMESPACES,
 ];

@@ -21,6 +21,8 @@ export interface ObjectMeta {
   annotations?: Record<string, string>;
   finalizers?: string[];
   ownerReferences?: OwnerReference[];
+  /** Server-side apply field ownership (read-only for the operator). */
+  managedFields?: unknown[];
 }
 
 export interface KubeObject {

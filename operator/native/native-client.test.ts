@@ -9,10 +9,11 @@ async function withServer(t: { teardown(fn: () => Promise<void>): void }) {
   const server = new FakeNativeApiServer(KEY);
   await server.start();
   t.teardown(() => server.stop());
-  return { server, api: httpNativeApi({ baseUrl: `${server.url}/`, adminKey: KEY }) };
+  return { server, api: httpNativeApi({ baseUrl: `${server.url}/`, apiKey: KEY }) };
 }
 
 const MODEL = modelBody({
+  deletionPolicy: "Retain",
   name: "m",
   version: "1",
   modality: "text",
@@ -34,6 +35,7 @@ test("CR specs map to the snake_case bodies of the native API", (t) => {
   t.deepEqual(
     routeBody(
       {
+        deletionPolicy: "Delete",
         customerId: "c",
         match: { model: "x" },
         strategy: "ab",
@@ -86,10 +88,10 @@ test("error envelopes become GatewayErrors with the API's code and validation de
 
 test("a wrong admin key is invalid_api_key and an unreachable API is upstream_unavailable", async (t) => {
   const { server } = await withServer(t);
-  const wrongKey = httpNativeApi({ baseUrl: server.url, adminKey: "ev_sk_wrong" });
+  const wrongKey = httpNativeApi({ baseUrl: server.url, apiKey: "ev_sk_wrong" });
   const err = await t.throwsAsync(wrongKey.models.get("x"));
   t.is((err as GatewayError).code, "invalid_api_key");
-  const down = httpNativeApi({ baseUrl: "http://127.0.0.1:1", adminKey: KEY });
+  const down = httpNativeApi({ baseUrl: "http://127.0.0.1:1", apiKey: KEY });
   const unreachable = await t.throwsAsync(down.models.get("x"));
   t.is((unreachable as GatewayError).code, "upstream_unavailable");
 });

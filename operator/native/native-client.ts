@@ -168,7 +168,8 @@ function dropUndefined<T extends object>(value: T): T {
 
 export interface HttpNativeOptions {
   baseUrl: string;
-  adminKey: string;
+  /** An API key with role operator (or, for trials, the admin key). */
+  apiKey: string;
   timeoutMs?: number;
   fetch?: typeof fetch;
 }
@@ -184,7 +185,7 @@ export function httpNativeApi(options: HttpNativeOptions): NativeApi {
       response = await doFetch(`${base}${path}`, {
         method,
         headers: {
-          authorization: `Bearer ${options.adminKey}`,
+          authorization: `Bearer ${options.apiKey}`,
           ...(body === undefined ? {} : { "content-type": "application/json" }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),

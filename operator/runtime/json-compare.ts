@@ -1,4 +1,5 @@
 /** JSON comparisons used to detect drift. */
+import { sameQuantity } from "../kube/quantity.js";
 
 /** Deep equality of JSON values where a missing field equals an empty array, object or null. */
 export function sameJson(a: unknown, b: unknown): boolean {
@@ -32,8 +33,16 @@ export function driftedFields(body: object, native: object): string[] {
     .map(([key]) => key);
 }
 
-/** True when every field of part is present with the same value in whole (server defaults ignored). */
-export function containsJson(whole: unknown, part: unknown): boolean {
+/** Maps whose values the API server stores as canonical quantities, and single quantity fields. */
+const QUANTITY_MAPS = new Set(["requests", "limits"]);
+const QUANTITY_FIELDS = new Set(["sizeLimit"]);
+
+/**
+ * True when every field of part is present with the same value in whole (server defaults ignored).
+ * Quantities (resources requests / limits, emptyDir sizeLimit) compare by value: "0.5" equals a
+ * stored "500m".
+ */
+export function containsJson(whole: unknown, part: unknown, quantity = false): boolean {
   if (Array.isArray(part)) {
     return (
       Array.isArray(whole) &&
@@ -44,8 +53,16 @@ export function containsJson(whole: unknown, part: unknown): boolean {
   if (typeof part === "object" && part !== null) {
     if (typeof whole !== "object" || whole === null || Array.isArray(whole)) return false;
     const record = whole as Record<string, unknown>;
-    return Object.entries(part).every(([key, value]) => containsJson(record[key], value));
+    const map = Object.entries(part);
+    return map.every(([key, value]) =>
+      typeof value === "object" && value !== null && QUANTITY_MAPS.has(key)
+        ? Object.entries(value).every(([k, v]) =>
+            containsJson((record[key] as Record<string, unknown> | undefined)?.[k], v, true),
+          )
+        : containsJson(record[key], value, QUANTITY_FIELDS.has(key)),
+    );
   }
+  if (quantity && sameQuantity(whole, part)) return true;
   return (
     whole === part ||
     (typeof part === "number" && typeof whole === "string" && String(part) === whole)

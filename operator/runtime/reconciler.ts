@@ -5,7 +5,7 @@ import type { KubeClient } from "../kube/kube-client.js";
 import { FINALIZER } from "../kube/resources.js";
 import { isRecord, type KubeObject, type ResourceType } from "../kube/types.js";
 import type { Clock } from "./clock.js";
-import { findCondition, setConditions, type Condition } from "./conditions.js";
+import { findCondition, setConditions, type Condition, type ConditionInput } from "./conditions.js";
 import type { Controller, Status, SyncResult } from "./controller.js";
 import type { EventRecorder, OperatorEvent } from "./event-recorder.js";
 import { sameJson } from "./json-compare.js";
@@ -124,7 +124,8 @@ async function writeStatus(
   const previous = statusOf(object);
   const generation = object.metadata.generation;
   const now = new Date(deps.clock.now());
-  const conditions = setConditions(conditionsOf(previous), result.conditions, generation, now);
+  const merged = setConditions(conditionsOf(previous), result.conditions, generation, now);
+  const conditions = setConditions(merged, kstatusConditions(merged), generation, now);
   const next: Status = { ...previous, ...result.status, conditions };
   if (generation !== undefined) next.observedGeneration = generation;
   for (const [key, value] of Object.entries(next))
@@ -153,7 +154,47 @@ function transitionEvents(previous: Status, next: Status): OperatorEvent[] {
   ];
 }
 
-const NORMAL_PENDING_REASONS = new Set(["Provisioning", "Pending", "ModelNotReady", "Creating"]);
+const NORMAL_PENDING_REASONS = new Set([
+  "Provisioning",
+  "Pending",
+  "ModelNotReady",
+  "Creating",
+  "ErrImagePull",
+  "ImagePullBackOff",
+  "Unavailable",
+  "SyncFailed",
+  "Conflict",
+]);
+
+/**
+ * kstatus conditions (what Argo CD and Flux health checks read): Reconciling while the operator
+ * is still working towards Ready (provisioning, waiting for the model, retrying a transient
+ * error), Stalled when it cannot get there without a change (an invalid spec, a refusal, a
+ * failed deployment). Derived from Ready and Synced.
+ */
+function kstatusConditions(conditions: readonly Condition[]): ConditionInput[] {
+  const ready = conditions.find((c) => c.type === "Ready");
+  const synced = conditions.find((c) => c.type === "Synced");
+  const blocking = [ready, synced].find(
+    (c) => c !== undefined && c.status === "False" && isFailureReason(c.reason),
+  );
+  if (ready?.status === "True" && synced?.status !== "False")
+    return [
+      { type: "Reconciling", status: "False", reason: ready.reason, message: ready.message },
+      { type: "Stalled", status: "False", reason: ready.reason, message: ready.message },
+    ];
+  if (blocking)
+    return [
+      { type: "Reconciling", status: "False", reason: blocking.reason, message: blocking.message },
+      { type: "Stalled", status: "True", reason: blocking.reason, message: blocking.message },
+    ];
+  const progress = ready ?? synced;
+  if (!progress) return [];
+  return [
+    { type: "Reconciling", status: "True", reason: progress.reason, message: progress.message },
+    { type: "Stalled", status: "False", reason: progress.reason, message: progress.message },
+  ];
+}
 
 function isFailureReason(reason: string): boolean {
   return !NORMAL_PENDING_REASONS.has(reason);

@@ -62,7 +62,7 @@ export async function startOperatorRig(options: OperatorRigOptions): Promise<Ope
     startReplica(identity) {
       const operator = startOperator({
         kube: new ClientNodeKube(kubeServer.kubeConfig()),
-        native: httpNativeApi({ baseUrl: options.nativeUrl, adminKey: options.adminKey }),
+        native: httpNativeApi({ baseUrl: options.nativeUrl, apiKey: options.adminKey }),
         clock: systemClock,
         logger: pino({ level: "silent" }),
         metrics,

@@ -9,6 +9,7 @@ import { deploymentController } from "../controllers/deployment.js";
 import { guardrailRuleController } from "../controllers/guardrail-rule.js";
 import { legalHoldController } from "../controllers/legal-hold.js";
 import { modelController } from "../controllers/model.js";
+import { kubeModelClaimants } from "../controllers/model-ownership.js";
 import { routeController } from "../controllers/route.js";
 import {
   ALL_RESOURCES,
@@ -37,7 +38,7 @@ export class ReconcileHarness {
   private readonly controllers = new Map<string, Controller<unknown>>(
     (
       [
-        modelController(this.native),
+        modelController(this.native, kubeModelClaimants(this.kube, undefined)),
         deploymentController(this.native, this.kube),
         routeController(this.native),
         guardrailRuleController(this.native),
@@ -53,42 +54,42 @@ export class ReconcileHarness {
   }
 
   /** kubectl apply: create, or replace the spec of an existing object. */
-  apply(resource: ResourceType, name: string, spec: unknown): KubeObject {
+  apply(resource: ResourceType, name: string, spec: unknown, namespace = NS): KubeObject {
     try {
-      return this.store.update(resource, NS, name, (current) => ({
+      return this.store.update(resource, namespace, name, (current) => ({
         ...current,
         spec: structuredClone(spec),
       }));
     } catch {
-      return this.store.create(resource, NS, {
+      return this.store.create(resource, namespace, {
         apiVersion: EVIDENT_API_VERSION,
         kind: resource.kind,
-        metadata: { name, namespace: NS },
+        metadata: { name, namespace },
         spec: structuredClone(spec),
       });
     }
   }
 
-  reconcile(resource: ResourceType, name: string): Promise<ReconcileOutcome> {
+  reconcile(resource: ResourceType, name: string, namespace = NS): Promise<ReconcileOutcome> {
     const events = new EventRecorder(this.kube, this.clock, this.logger, "test");
     return reconcileObject(
       this.controller(resource.kind),
       { kube: this.kube, clock: this.clock, logger: this.logger, events },
-      NS,
+      namespace,
       name,
     );
   }
 
-  get(resource: ResourceType, name: string): KubeObject | undefined {
+  get(resource: ResourceType, name: string, namespace = NS): KubeObject | undefined {
     try {
-      return this.store.get(resource, NS, name);
+      return this.store.get(resource, namespace, name);
     } catch {
       return undefined;
     }
   }
 
-  status(resource: ResourceType, name: string): Record<string, unknown> {
-    const status = this.get(resource, name)?.status;
+  status(resource: ResourceType, name: string, namespace = NS): Record<string, unknown> {
+    const status = this.get(resource, name, namespace)?.status;
     return isRecord(status) ? status : {};
   }
 
@@ -130,7 +131,7 @@ export class ReconcileHarness {
   }
 
   /** Plays the kubelet: a pod of the current template whose container waits with reason. */
-  addPod(workload: string, crName: string, waitingReason?: string): void {
+  addPod(workload: string, crName: string, waitingReason?: string, ready = false): string {
     const apps = this.store.get(APPS_DEPLOYMENTS, NS, workload);
     const template = isRecord(apps.spec) && isRecord(apps.spec.template) ? apps.spec.template : {};
     const metadata = isRecord(template.metadata) ? template.metadata : {};
@@ -157,12 +158,14 @@ export class ReconcileHarness {
               : { running: {} },
           },
         ],
+        conditions: [{ type: "Ready", status: ready ? "True" : "False" }],
       },
     }));
+    return pod.metadata.name;
   }
 
-  delete(resource: ResourceType, name: string): void {
-    this.store.delete(resource, NS, name);
+  delete(resource: ResourceType, name: string, namespace = NS): void {
+    this.store.delete(resource, namespace, name);
   }
 }
 

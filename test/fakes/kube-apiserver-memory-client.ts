@@ -17,7 +17,7 @@ import {
   resourceId,
 } from "./kube-apiserver-store.js";
 
-export type Verb = "list" | "get" | "create" | "patch" | "patchStatus" | "delete";
+export type Verb = "list" | "get" | "create" | "patch" | "apply" | "patchStatus" | "delete";
 
 export class MemoryKubeClient implements KubeClient {
   /** Every call, in order, as "verb plural/name", for idempotency assertions. */
@@ -119,6 +119,16 @@ export class MemoryKubeClient implements KubeClient {
       name,
       (current) => applyMergePatch(current, mergePatch) as KubeObject,
     );
+  }
+
+  async apply(
+    resource: ResourceType,
+    namespace: string,
+    object: KubeObject,
+    fieldManager: string,
+  ): Promise<KubeObject> {
+    this.enter("apply", resource, object.metadata.name);
+    return this.store.apply(resource, namespace, structuredClone(object), fieldManager);
   }
 
   async patchStatus(

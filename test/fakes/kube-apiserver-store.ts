@@ -2,7 +2,8 @@
  * Test double: the storage semantics of a Kubernetes API server, in memory. Shared by the HTTP fake
  * (kube-apiserver.ts) and the in-process client (kube-apiserver-memory-client.ts). It implements
  * resourceVersion, generation, finalizers with deletionTimestamp, the status subresource, optimistic
- * concurrency (409) and a bounded watch history (410 Gone for a too-old resourceVersion).
+ * concurrency (409), a bounded watch history (410 Gone for a too-old resourceVersion), admission
+ * (kube-apiserver-admission.ts) and server-side apply field ownership (kube-apiserver-apply.ts).
  */
 import { randomUUID } from "node:crypto";
 import { GatewayError } from "../../dataplane/core/errors.js";
@@ -12,6 +13,8 @@ import {
   type ResourceType,
   type WatchEvent,
 } from "../../operator/kube/types.js";
+import { builtInAdmission, type Admission } from "./kube-apiserver-admission.js";
+import { recordUpdate, serverSideApply } from "./kube-apiserver-apply.js";
 
 export interface StoredEvent {
   rv: number;
@@ -42,6 +45,7 @@ export class KubeApiStore {
     readonly resources: readonly ResourceType[],
     private readonly historyLimit = 1000,
     private readonly now: () => Date = () => new Date(),
+    private readonly admission: Admission = builtInAdmission,
   ) {
     for (const resource of resources) {
       this.objects.set(resourceId(resource), new Map());
@@ -91,6 +95,7 @@ export class KubeApiStore {
     }
     const object = structuredClone(input);
     if (this.statusSubresource.has(resourceId(resource))) delete object.status;
+    this.admission(resource, object);
     object.apiVersion =
       resource.group === "" ? resource.version : `${resource.group}/${resource.version}`;
     object.kind = resource.kind;
@@ -119,12 +124,17 @@ export class KubeApiStore {
     name: string,
     mutate: (current: KubeObject) => KubeObject,
     subresource?: "status",
+    manager = "unknown",
   ): KubeObject {
     const table = this.table(resource);
     const key = `${namespace}/${name}`;
     const current = table.get(key);
     if (!current) throw notFound(resource, name);
     const proposed = mutate(structuredClone(current));
+    if (subresource !== "status") {
+      this.admission(resource, proposed, current);
+      if (manager !== "") recordUpdate(current, proposed, manager);
+    }
     const wantRv = proposed.metadata?.resourceVersion;
     if (wantRv !== undefined && wantRv !== current.metadata.resourceVersion) {
       throw new GatewayError(
@@ -161,7 +171,13 @@ export class KubeApiStore {
     }
     const next: KubeObject = { ...structuredClone(proposed), metadata: { ...current.metadata } };
     const meta = proposed.metadata ?? current.metadata;
-    for (const field of ["labels", "annotations", "finalizers", "ownerReferences"] as const) {
+    for (const field of [
+      "labels",
+      "annotations",
+      "finalizers",
+      "ownerReferences",
+      "managedFields",
+    ] as const) {
       if (meta[field] === undefined) delete next.metadata[field];
       else next.metadata[field] = structuredClone(meta[field]) as never;
     }
@@ -171,6 +187,27 @@ export class KubeApiStore {
     if (specOf(next) !== specOf(current))
       next.metadata.generation = (current.metadata.generation ?? 1) + 1;
     return next;
+  }
+
+  /** Server-side apply by `manager` (force): creates the object, or updates the fields it owns. */
+  apply(
+    resource: ResourceType,
+    namespace: string,
+    config: KubeObject,
+    manager: string,
+  ): KubeObject {
+    const name = config.metadata.name;
+    if (!this.table(resource).has(`${namespace}/${name}`)) {
+      return this.create(resource, namespace, serverSideApply(undefined, config, manager));
+    }
+    return this.update(
+      resource,
+      namespace,
+      name,
+      (current) => serverSideApply(current, config, manager),
+      undefined,
+      "",
+    );
   }
 
   /** Marks for deletion while finalizers remain; removes the object otherwise. */

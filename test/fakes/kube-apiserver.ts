@@ -1,7 +1,8 @@
 /**
  * Test double: a fake Kubernetes API server over plain HTTP, backed by KubeApiStore. It serves list,
  * watch (resourceVersion, bookmarks, 410 Gone as an ERROR event), get, create, replace, merge /
- * strategic (treated as merge) / apply (YAML or JSON, treated as merge) / JSON patch, delete with
+ * strategic (treated as merge) / server-side apply (field ownership, see kube-apiserver-apply.ts) /
+ * JSON patch, delete with
  * finalizers, the status subresource, and Status bodies for 404, 409 and 422. stop() and start()
  * reuse the same port and keep the store, like an API server restarting in front of etcd.
  */
@@ -11,6 +12,7 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { parse as parseYaml } from "yaml";
 import { GatewayError } from "../../dataplane/core/errors.js";
 import type { KubeObject, ResourceType } from "../../operator/kube/types.js";
+import type { Admission } from "./kube-apiserver-admission.js";
 import { applyJsonPatch } from "./kube-apiserver-json-patch.js";
 import { parseObject, readBody, sendJson, sendStatus, writeEvent } from "./kube-apiserver-wire.js";
 import {
@@ -48,9 +50,19 @@ export class FakeKubeApiServer {
 
   constructor(
     resources: readonly ResourceType[],
-    private readonly options: { bookmarkIntervalMs?: number; historyLimit?: number } = {},
+    private readonly options: {
+      bookmarkIntervalMs?: number;
+      historyLimit?: number;
+      /** What the server checks and normalises on writes; default the built-in checks only. */
+      admission?: Admission;
+    } = {},
   ) {
-    this.store = new KubeApiStore(resources, options.historyLimit ?? 1000);
+    this.store = new KubeApiStore(
+      resources,
+      options.historyLimit ?? 1000,
+      undefined,
+      options.admission,
+    );
   }
 
   get url(): string {
@@ -159,7 +171,9 @@ export class FakeKubeApiServer {
     response: ServerResponse,
     body: string | undefined,
   ): Promise<unknown> {
-    const { resource, namespace, name, subresource } = route;
+    const { resource, name, subresource } = route;
+    // Cluster-scoped objects (Namespaces) are stored under the namespace "".
+    const namespace = resource.namespaced ? route.namespace : name === undefined ? undefined : "";
     const selector = url.searchParams.get("labelSelector") ?? undefined;
     if (name === undefined) {
       if (method === "GET" && url.searchParams.get("watch") === "true") {
@@ -190,10 +204,21 @@ export class FakeKubeApiServer {
     }
     if (method === "PATCH") {
       const type = (request.headers["content-type"] ?? "").split(";")[0]?.trim() ?? "";
-      const patch =
-        type === "application/apply-patch+yaml"
-          ? parseYaml(body ?? "")
-          : JSON.parse(body ?? "null");
+      const manager = url.searchParams.get("fieldManager") ?? "unknown";
+      if (type === "application/apply-patch+yaml") {
+        if (subresource === "status")
+          throw new GatewayError("method_not_allowed", "apply to status is not supported here");
+        const config = parseYaml(body ?? "") as KubeObject;
+        if (url.searchParams.get("force") !== "true" && manager === "unknown")
+          throw new GatewayError("validation_failed", "PATCH apply requires fieldManager");
+        return this.store.apply(
+          resource,
+          namespace,
+          { ...config, metadata: { ...config.metadata, name } },
+          manager,
+        );
+      }
+      const patch = JSON.parse(body ?? "null");
       return this.store.update(
         resource,
         namespace,
@@ -204,6 +229,7 @@ export class FakeKubeApiServer {
           return applyMergePatch(current, patch) as KubeObject;
         },
         subresource,
+        manager,
       );
     }
     throw new GatewayError("method_not_allowed", `${method} not supported`);

@@ -10,6 +10,7 @@
 //   rel     := unary (('==' | '!=' | '<' | '<=' | '>' | '>=') unary)?
 //   unary   := '!' unary | primary
 //   primary := '(' expr ')' | 'has' '(' path ')' | 'size' '(' path ')' | path
+//            | path '.matches(' string literal ')'
 //            | string literal ('...' or "...") | integer literal
 //   path    := ('self' | 'oldSelf') ('.' identifier)*
 //
@@ -29,6 +30,7 @@ type Node =
   | { op: "not"; arg: Node }
   | { op: "has" | "size"; path: string[] }
   | { op: "path"; path: string[] }
+  | { op: "matches"; path: string[]; pattern: string }
   | { op: "lit"; value: string | number };
 
 const TOKEN =
@@ -128,7 +130,17 @@ class Parser {
     }
     if (t.startsWith("'") || t.startsWith('"')) return { op: "lit", value: t.slice(1, -1) };
     if (/^\d+$/.test(t)) return { op: "lit", value: Number(t) };
-    return { op: "path", path: this.path(t) };
+    const path = this.path(t);
+    if (path.length > 1 && path[path.length - 1] === "matches" && this.peek() === "(") {
+      path.pop();
+      this.take("(");
+      const pattern = this.take();
+      if (!pattern.startsWith("'") && !pattern.startsWith('"'))
+        this.fail("matches() takes a string");
+      this.take(")");
+      return { op: "matches", path, pattern: pattern.slice(1, -1) };
+    }
+    return { op: "path", path };
   }
 
   private path(root: string): string[] {
@@ -210,6 +222,12 @@ function evaluate(node: Node, env: CelBindings): CelValue {
       const v = resolve(node.path, env, false);
       if (v === undefined) throw new Error(`no such key: ${node.path.join(".")}`);
       return v;
+    }
+    case "matches": {
+      const v = resolve(node.path, env, false);
+      if (typeof v !== "string") throw new Error("no such overload: matches");
+      // RE2 and JavaScript agree on the anchored character-class patterns the CRDs use.
+      return new RegExp(node.pattern, "u").test(v);
     }
     case "lit":
       return node.value;

@@ -1,3 +1,4 @@
+import { INFERENCE_ROLES, requireRole } from "../../core/permissions.js";
 import type { CheckRequest } from "../../../proto/gen/envoy/service/auth/v3/external_auth.js";
 import { CheckResponse } from "../../../proto/gen/envoy/service/auth/v3/external_auth.js";
 import type { AppContext } from "../../app/context.js";
@@ -55,6 +56,8 @@ export async function authorizationCheck(
     };
     const classification = declaredClassificationOf(headers["x-data-classification"]);
     if (classification !== undefined) upstreamHeaders["x-evident-classification"] = classification;
+    // A key whose role may not call models (operator) stops here on inference paths.
+    if (isInferencePath(path)) requireRole(caller, INFERENCE_ROLES, "call models");
     const model = headers[MODEL_HEADER];
     if (isInferencePath(path) && model !== undefined && model !== "") {
       await checkModelAccess(ctx, caller, path, model, requestId, routingHeaders(headers));

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { VERSION } from "./routes/system.js";
 import type { AnyRouteSpec } from "./route-table.js";
+import { errorSchema } from "./common-schemas.js";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -33,12 +34,27 @@ function parameters(spec: AnyRouteSpec): JsonSchema[] {
   return out;
 }
 
+/** Responses every authenticated route can give, whether or not its spec names them. */
+function implied(spec: AnyRouteSpec): AnyRouteSpec["responses"] {
+  if (spec.auth === false) return {};
+  const out: AnyRouteSpec["responses"] = {
+    403: { description: "the key's role may not call this route", schema: errorSchema },
+  };
+  if (spec.body || spec.rawBody) {
+    out[408] = {
+      description: "the body did not arrive in time (request_timeout)",
+      schema: errorSchema,
+    };
+  }
+  return out;
+}
+
 /** The OpenAPI 3 description, generated from the same zod schemas the handlers validate with. */
 export function buildOpenApi(routes: readonly AnyRouteSpec[]): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const spec of routes) {
     const responses: Record<string, JsonSchema> = {};
-    for (const [status, r] of Object.entries(spec.responses)) {
+    for (const [status, r] of Object.entries({ ...implied(spec), ...spec.responses })) {
       responses[status] = r.schema
         ? {
             description: r.description,

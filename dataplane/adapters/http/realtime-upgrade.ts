@@ -5,6 +5,7 @@ import type { AppContext } from "../../app/context.js";
 import { errorEnvelope, GatewayError, toGatewayError } from "../../core/errors.js";
 import type { Caller } from "../../core/identity.js";
 import { newInferenceCall, type InferenceCall } from "../../core/inference-call.js";
+import { checkIncomingHops } from "../../upstream/hop-marker.js";
 import { RealtimeSession } from "../../realtime/realtime-session.js";
 import { RealtimeSessions } from "../../realtime/realtime-sessions.js";
 import { requestIdFrom } from "./request-id.js";
@@ -51,9 +52,12 @@ function connectBackend(ctx: AppContext, call: InferenceCall): Promise<WebSocket
     "openai-beta": "realtime=v1",
   };
   if (target.credential) headers.authorization = `Bearer ${target.credential}`;
+  // Customer backends are reached under the destination policy; every call carries the hop marker.
+  const outbound = ctx.upstream.outboundFor(target, call.hops, url.protocol === "wss:");
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, {
-      headers,
+      headers: { ...headers, ...outbound.headers },
+      ...(outbound.createConnection ? { createConnection: outbound.createConnection } : {}),
       handshakeTimeout: ctx.config.UPSTREAM_CONNECT_TIMEOUT_MS,
       maxPayload: ctx.config.REALTIME_MAX_MESSAGE_BYTES,
       perMessageDeflate: false,
@@ -151,6 +155,13 @@ async function upgrade(
       ),
     );
   }
+  let hops: number;
+  try {
+    // A session the gateway opened to itself (a backend pointing back at it) stops here.
+    hops = checkIncomingHops(req.headers, ctx.upstream.hopToken, ctx.config.UPSTREAM_MAX_HOPS);
+  } catch (err) {
+    return refuse(socket, requestId, toGatewayError(err));
+  }
   const call = newInferenceCall({
     requestId,
     endpoint: "realtime",
@@ -159,6 +170,7 @@ async function upgrade(
     body: { model },
     stream: true,
     startedAt: ctx.clock.now(),
+    hops,
   });
   call.realtime = { sessionId: requestId, kind: "session" };
   let backend: WebSocket;

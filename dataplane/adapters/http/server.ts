@@ -2,8 +2,10 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { AppContext } from "../../app/context.js";
 import { GatewayError } from "../../core/errors.js";
 import type { Caller } from "../../core/identity.js";
+import { withBodyDeadline } from "./body-deadline.js";
 import { fromFrameworkError, sendError } from "./error-reply.js";
 import { requestIdFrom } from "./request-id.js";
+import { checkRouteRole } from "./role-routes.js";
 import { pathMatcher, type AnyRouteSpec } from "./route-table.js";
 import { parseOrThrow } from "./validation.js";
 
@@ -106,10 +108,16 @@ function register(
         ? undefined
         : async (req, reply) => {
             const caller = await authenticate(ctx, req);
+            checkRouteRole(caller, spec.method, spec.path);
             if (isManagement)
               for (const [k, v] of Object.entries(await managementLimit(caller)))
                 reply.header(k, v);
           },
+    preParsing:
+      spec.auth === false
+        ? undefined
+        : async (_req, reply, payload) =>
+            withBodyDeadline(payload, reply, ctx.config.REQUEST_BODY_TIMEOUT_MS),
     handler: async (req: FastifyRequest, reply: FastifyReply) => {
       const body = spec.body ? parseOrThrow(spec.body, req.body ?? {}, "body") : undefined;
       const query = spec.query ? parseOrThrow(spec.query, req.query ?? {}, "query") : undefined;

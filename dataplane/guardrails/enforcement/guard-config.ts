@@ -6,6 +6,7 @@ import {
   guardrailPolicySchema,
   policyPatchSchema,
   type GuardrailPolicy,
+  type PolicyPatch,
 } from "../policy/policy-schema.js";
 import { compileRule, type CompiledRule } from "../rules/compile-rule.js";
 import { ruleDefinitionSchema } from "../rules/rule-definition.js";
@@ -26,12 +27,15 @@ interface CustomerEntry {
 
 /**
  * The policy and compiled rules a call runs under. Compiled once per change and cached; a change
- * on any replica evicts the customer here (broadcast), with a short TTL as the safety net.
+ * on any replica evicts the customer here (broadcast), with a short TTL as the safety net. A key's
+ * override is validated when it is loaded and merged once per (policy, override) pair, not per call.
  */
 export class GuardConfigService {
   // While the store is unreachable the last known policy keeps applying (calls go on).
   private readonly customers: RefreshingCache<CustomerEntry>;
-  private readonly keys: RefreshingCache<Record<string, unknown> | null>;
+  private readonly keys: RefreshingCache<PolicyPatch | null>;
+  /** The config per customer entry and key override (both replaced when they change). */
+  private readonly merged = new WeakMap<CustomerEntry, WeakMap<PolicyPatch, GuardConfig>>();
 
   constructor(
     private readonly repo: GuardrailRepository,
@@ -48,12 +52,16 @@ export class GuardConfigService {
 
   async forCall(customerId: string, keyId: string): Promise<GuardConfig> {
     const entry = await this.customer(customerId);
-    const override = await this.keyOverride(keyId);
-    const parsed = override ? policyPatchSchema.safeParse(override) : undefined;
-    return {
-      policy: overrideForKey(entry.policy, parsed?.success ? parsed.data : null),
-      rules: entry.rules,
-    };
+    const override = await this.keyOverride(keyId, customerId);
+    if (override === null) return entry;
+    let byOverride = this.merged.get(entry);
+    if (byOverride === undefined) this.merged.set(entry, (byOverride = new WeakMap()));
+    let config = byOverride.get(override);
+    if (config === undefined) {
+      config = { policy: overrideForKey(entry.policy, override), rules: entry.rules };
+      byOverride.set(override, config);
+    }
+    return config;
   }
 
   async policy(customerId: string): Promise<GuardrailPolicy> {
@@ -87,7 +95,16 @@ export class GuardConfigService {
     });
   }
 
-  private keyOverride(keyId: string): Promise<Record<string, unknown> | null> {
-    return this.keys.get(keyId, () => this.repo.keyOverride(keyId));
+  /**
+   * The key's stored override (only if the key is this customer's), validated once when loaded
+   * (an invalid one counts as none).
+   */
+  private keyOverride(keyId: string, customerId: string): Promise<PolicyPatch | null> {
+    return this.keys.get(keyId, async () => {
+      const stored = await this.repo.keyOverride(keyId, customerId);
+      if (!stored) return null;
+      const parsed = policyPatchSchema.safeParse(stored);
+      return parsed.success ? parsed.data : null;
+    });
   }
 }

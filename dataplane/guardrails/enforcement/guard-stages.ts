@@ -52,24 +52,20 @@ function requestGuardStage(
       const config = await service.forCall(call.caller.customer.id, call.caller.key.id);
       const placeholders = createPlaceholderMap();
       states.set(call, { config, placeholders });
-      const body = structuredClone(call.body);
       let detected: ClassificationLevel = "public";
-      let redacted = false;
-      const slots = requestTexts(body);
-      for (const slot of slots) {
+      // Texts are read from the body as it came; only a redaction copies it (copy on write).
+      const rewritten = new Map<number, string>();
+      requestTexts(call.body).forEach((slot, i) => {
         const e = evaluateInput(config.policy, config.rules, slot.text, { placeholders });
         call.verdicts.push(...e.verdicts);
         detected = higher(detected, e.detectedClassification);
         refuse(e);
-        if (e.decision.kind === "redact") {
-          slot.set(e.decision.text);
-          redacted = true;
-        }
-      }
-      if (redacted) call.body = body;
+        if (e.decision.kind === "redact") rewritten.set(i, e.decision.text);
+      });
+      if (rewritten.size > 0) call.body = withTexts(call.body, requestTexts, rewritten);
       // Classifier models see the request as the model will (after redaction).
       if (models && config.policy.model_checks.length > 0) {
-        const texts = requestTexts(body).map((s) => s.text);
+        const texts = requestTexts(call.body).map((s) => s.text);
         await runModelChecks(models, call, config.policy.model_checks, texts);
       }
       call.classification = higher(call.declaredClassification ?? "public", detected);
@@ -96,8 +92,8 @@ function responseGuardStage(states: WeakMap<InferenceCall, CallGuardState>): Pip
     async transformResponse(call, body) {
       const state = states.get(call);
       if (!state) return body;
-      const out = structuredClone(body);
-      for (const slot of responseTexts(out)) {
+      const rewritten = new Map<number, string>();
+      responseTexts(body).forEach((slot, i) => {
         const e = evaluateOutput(state.config.policy, state.config.rules, slot.text, {
           placeholders: state.placeholders,
         });
@@ -106,9 +102,10 @@ function responseGuardStage(states: WeakMap<InferenceCall, CallGuardState>): Pip
         let text = e.decision.kind === "redact" ? e.decision.text : slot.text;
         if (state.config.policy.pii.restore_in_response)
           text = restorePlaceholders(text, state.placeholders);
-        slot.set(text);
-      }
-      return out;
+        if (text !== slot.text) rewritten.set(i, text);
+      });
+      // The upstream's body is returned as it is unless a text changed (copy on write).
+      return rewritten.size > 0 ? withTexts(body, responseTexts, rewritten) : body;
     },
     openStreamFilter(call, part) {
       const state = states.get(call);
@@ -117,6 +114,20 @@ function responseGuardStage(states: WeakMap<InferenceCall, CallGuardState>): Pip
       return streamGuard(call, state.config, state.placeholders, part);
     },
   };
+}
+
+/** A copy of `body` with the slots numbered in `texts` rewritten; `body` itself is not changed. */
+function withTexts(
+  body: Record<string, unknown>,
+  slotsOf: (body: Record<string, unknown>) => { set(value: string): void }[],
+  texts: ReadonlyMap<number, string>,
+): Record<string, unknown> {
+  const copy = structuredClone(body);
+  slotsOf(copy).forEach((slot, i) => {
+    const text = texts.get(i);
+    if (text !== undefined) slot.set(text);
+  });
+  return copy;
 }
 
 function checksOutput({ policy, rules }: GuardConfig): boolean {

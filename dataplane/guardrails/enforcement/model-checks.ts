@@ -1,5 +1,13 @@
 import { GatewayError } from "../../core/errors.js";
+import { tierRank } from "../../core/identity.js";
 import type { InferenceCall } from "../../core/inference-call.js";
+import { estimatedCost } from "../../limits/meter-stage.js";
+import {
+  completionText,
+  countTextTokens,
+  estimatedUsage,
+  usageFromUpstream,
+} from "../../upstream/usage.js";
 import type { RoutingTableHolder } from "../../routing/routing-loader.js";
 import type { TargetHealth } from "../../routing/target-health.js";
 import { forwardWithRetries } from "../../upstream/forward-with-retries.js";
@@ -85,6 +93,10 @@ async function classify(
 ): Promise<"safe" | "unsafe"> {
   const model = deps.routing.current.resolve(check.model, call.caller.customer.id);
   if (!model || model.targets.length === 0) throw new Error("classifier model is not routable");
+  // The same tier rule as any call: a classifier above the customer's tier is never called.
+  if (tierRank(model.requiredTier) > tierRank(call.caller.customer.tier)) {
+    throw new Error("classifier model is above the customer's tier");
+  }
   const signal = AbortSignal.timeout(check.timeout_ms);
   const { response } = await forwardWithRetries(
     deps.upstream,
@@ -93,6 +105,7 @@ async function classify(
     (target) => ({
       path: "/chat/completions",
       method: "POST",
+      hops: call.hops,
       headers: { "content-type": "application/json", "x-request-id": `${call.requestId}.check` },
       body: JSON.stringify({
         model: target.upstreamModel,
@@ -108,7 +121,21 @@ async function classify(
   );
   const text = await response.body.text();
   if (response.status >= 400) throw new Error(`classifier answered ${response.status}`);
-  const json = JSON.parse(text) as { choices?: { message?: { content?: unknown } }[] };
+  const json = JSON.parse(text) as Record<string, unknown> & {
+    choices?: { message?: { content?: unknown } }[];
+  };
+  // Metered like any call, to the customer, with the call that caused it.
+  const usage =
+    usageFromUpstream(json) ??
+    estimatedUsage(countTextTokens(INSTRUCTION + content), countTextTokens(completionText(json)));
+  call.checkCalls.push({
+    model: model.name,
+    promptTokens: usage.promptTokens,
+    completionTokens: usage.completionTokens,
+    costUsd:
+      Math.round(estimatedCost(model.pricing, usage.promptTokens, usage.completionTokens) * 1e8) /
+      1e8,
+  });
   const answer = String(json.choices?.[0]?.message?.content ?? "")
     .trim()
     .toLowerCase();

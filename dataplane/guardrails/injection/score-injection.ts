@@ -3,7 +3,7 @@
  * leetspeak, spelled-out, decoded payloads), combined by noisy-OR across families, then with the
  * small hashed n-gram classifier. Pure and bounded: linear in the (capped) input.
  */
-import { buildScanViews, type ScanView } from "../normalize/scan-views.js";
+import { buildScanViews, wordCount, type ScanView } from "../normalize/scan-views.js";
 import { predict, predictCounts, type LinearModel } from "../models/linear-model.js";
 import { scanFeatureCounts } from "../models/model-text.js";
 import { anchored, anchoredMatches, wordIndex } from "../normalize/word-anchors.js";
@@ -71,7 +71,7 @@ export const CLASSIFIER_FULL_EVIDENCE_WORDS = 8;
 function classifierWeight(model: LinearModel, views: ScanView[]): number {
   let p = predictCounts(model, scanFeatureCounts(views))[1]!;
   for (const v of views) if (ENCODED_VIEWS.has(v.kind)) p = Math.max(p, predict(model, v.text)[1]!);
-  const words = (views[0]?.text.match(/[\p{L}\p{N}]+/gu) ?? []).length;
+  const words = wordCount(views[0]);
   const evidence = Math.min(1, words / CLASSIFIER_FULL_EVIDENCE_WORDS);
   return evidence * Math.max(0, (p - CLASSIFIER_FLOOR) / (1 - CLASSIFIER_FLOOR));
 }

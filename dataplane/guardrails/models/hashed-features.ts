@@ -31,8 +31,9 @@ const LOG_TABLE = Float32Array.from({ length: 64 }, (_, n) => (n === 0 ? 0 : 1 +
 
 /** One zeroed work buffer per model size, reused (and left zeroed) by every call. */
 const scratchBySize = new Map<number, Float32Array>();
+/** One buffer of touched bucket numbers per model size, reused by every call. */
+const touchedBySize = new Map<number, Int32Array>();
 
-/** The raw 32-bit feature hashes of a folded text (repeats kept); vectorise per model size. */
 /**
  * Counts the hashed features of a folded text into `dims` buckets (a power of two): word unigrams,
  * word bigrams and character 4-grams (word-bounded by spaces).
@@ -41,45 +42,57 @@ export function featureCounts(foldedText: string, dims: number): BucketCounts {
   const text =
     foldedText.length > MAX_FEATURE_CHARS ? foldedText.slice(0, MAX_FEATURE_CHARS) : foldedText;
   const scratch = scratchOf(dims);
+  const touched = touchedOf(dims);
   const mask = dims - 1;
-  const touched = new Int32Array(Math.min(text.length * 3 + 2, dims));
   let t = 0;
-  const bump = (h: number): void => {
-    const i = h & mask;
-    if (scratch[i] === 0) touched[t++] = i;
-    scratch[i]! += 1;
-  };
   let prevWord = 0;
   let word = FNV_OFFSET;
   let inWord = false;
   let c1 = 32;
   let c2 = 32;
   let c3 = 32;
-  for (let i = 0; i <= text.length; i++) {
-    const c = i < text.length ? text.charCodeAt(i) : 32;
+  const n = text.length;
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? text.charCodeAt(i) : 32;
     const wordChar = isWordChar(c);
     if (wordChar) {
       word = mix(word, c);
       inWord = true;
     } else if (inWord) {
       const w = mix(word, WORD_SEED);
-      bump(w);
-      if (prevWord !== 0) bump(mix(mix(prevWord, w), BIGRAM_SEED));
+      let b = w & mask;
+      if (scratch[b] === 0) touched[t++] = b;
+      scratch[b]! += 1;
+      if (prevWord !== 0) {
+        b = mix(mix(prevWord, w), BIGRAM_SEED) & mask;
+        if (scratch[b] === 0) touched[t++] = b;
+        scratch[b]! += 1;
+      }
       prevWord = w;
       word = FNV_OFFSET;
       inWord = false;
     }
     const cc = wordChar ? c : 32;
-    if (!(cc === 32 && c3 === 32)) bump(mix(mix(mix(mix(CHAR_SEED, c1), c2), c3), cc));
+    if (!(cc === 32 && c3 === 32)) {
+      const b = mix(mix(mix(mix(CHAR_SEED, c1), c2), c3), cc) & mask;
+      if (scratch[b] === 0) touched[t++] = b;
+      scratch[b]! += 1;
+    }
     c1 = c2;
     c2 = c3;
     c3 = cc;
   }
+  return drain(scratch, touched, t, dims);
+}
+
+/** The touched buckets and their counts, leaving the scratch buffer zeroed again. */
+function drain(scratch: Float32Array, touched: Int32Array, t: number, dims: number): BucketCounts {
   const indices = touched.slice(0, t);
   const counts = new Float32Array(t);
   for (let k = 0; k < t; k++) {
-    counts[k] = scratch[indices[k]!]!;
-    scratch[indices[k]!] = 0;
+    const i = indices[k]!;
+    counts[k] = scratch[i]!;
+    scratch[i] = 0;
   }
   return { dims, indices, counts };
 }
@@ -91,6 +104,15 @@ function scratchOf(dims: number): Float32Array {
     scratchBySize.set(dims, scratch);
   }
   return scratch;
+}
+
+function touchedOf(dims: number): Int32Array {
+  let touched = touchedBySize.get(dims);
+  if (touched === undefined) {
+    touched = new Int32Array(dims);
+    touchedBySize.set(dims, touched);
+  }
+  return touched;
 }
 
 /** Raw counts per bucket (`dims` a power of two): the touched buckets and their counts. */
@@ -125,26 +147,74 @@ export function vectorizeCounts(c: BucketCounts, dims: number): SparseVector {
   return { indices, values };
 }
 
-function countBucketsOf(
-  c: BucketCounts,
-  dims: number,
-): { indices: Int32Array; counts: Float32Array } {
+/** A vectorised text in reused buffers: valid only until the next call of `vectorizeShared`. */
+export interface SharedVector {
+  length: number;
+  indices: Int32Array;
+  /** Float32-rounded values, as `vectorizeCounts` stores them. */
+  values: Float64Array;
+}
+
+const sharedIndices = new Map<number, Int32Array>();
+const sharedValues = new Map<number, Float64Array>();
+
+/**
+ * `vectorizeCounts` without allocating: the same buckets and the same (float32) values, written
+ * into buffers shared by every call. For scoring, where the vector is used once and dropped.
+ */
+export function vectorizeShared(c: BucketCounts, dims: number): SharedVector {
+  const source = c.indices;
+  let length = source.length;
+  const indices = sharedIndices.get(dims) ?? new Int32Array(dims);
+  sharedIndices.set(dims, indices);
+  const values = sharedValues.get(dims) ?? new Float64Array(dims);
+  sharedValues.set(dims, values);
+  const counts = dims === c.dims ? c.counts : undefined;
+  if (counts === undefined) {
+    // Fold the counts onto `dims` buckets in the scratch buffer, keeping the touched order.
+    const scratch = scratchOf(dims);
+    const mask = dims - 1;
+    length = 0;
+    for (let k = 0; k < source.length; k++) {
+      const i = source[k]! & mask;
+      if (scratch[i] === 0) indices[length++] = i;
+      scratch[i]! += c.counts[k]!;
+    }
+    for (let k = 0; k < length; k++) {
+      const i = indices[k]!;
+      values[k] = scratch[i]!;
+      scratch[i] = 0;
+    }
+  } else {
+    for (let k = 0; k < length; k++) {
+      indices[k] = source[k]!;
+      values[k] = counts[k]!;
+    }
+  }
+  let norm = 0;
+  for (let k = 0; k < length; k++) {
+    const count = values[k]! | 0;
+    const v = count < LOG_TABLE.length ? LOG_TABLE[count]! : 1 + Math.log(count);
+    values[k] = Math.fround(v);
+    norm += v * v;
+  }
+  norm = Math.sqrt(norm) || 1;
+  for (let k = 0; k < length; k++) values[k] = Math.fround(values[k]! / norm);
+  return { length, indices, values };
+}
+
+function countBucketsOf(c: BucketCounts, dims: number): BucketCounts {
   const scratch = scratchOf(dims);
+  const touched = touchedOf(dims);
   const mask = dims - 1;
-  const touched = new Int32Array(Math.min(c.indices.length, dims));
   let t = 0;
-  for (let k = 0; k < c.indices.length; k++) {
-    const i = c.indices[k]! & mask;
+  const { indices, counts } = c;
+  for (let k = 0; k < indices.length; k++) {
+    const i = indices[k]! & mask;
     if (scratch[i] === 0) touched[t++] = i;
-    scratch[i]! += c.counts[k]!;
+    scratch[i]! += counts[k]!;
   }
-  const indices = touched.slice(0, t);
-  const counts = new Float32Array(t);
-  for (let k = 0; k < t; k++) {
-    counts[k] = scratch[indices[k]!]!;
-    scratch[indices[k]!] = 0;
-  }
-  return { indices, counts };
+  return drain(scratch, touched, t, dims);
 }
 
 export function hashedFeatures(foldedText: string, dims: number): SparseVector {

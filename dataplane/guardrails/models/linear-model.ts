@@ -5,7 +5,7 @@
  */
 import {
   hashedFeatures,
-  vectorizeCounts,
+  vectorizeShared,
   type BucketCounts,
   type SparseVector,
 } from "./hashed-features.js";
@@ -62,11 +62,13 @@ export function softmax(logits: Float64Array): Float64Array {
 
 export function logitsOf(model: LinearModel, x: SparseVector): Float64Array {
   const logits = Float64Array.from(model.bias);
-  for (let c = 0; c < model.classes.length; c++) {
-    const base = c * model.dims;
+  const { indices, values } = x;
+  const { weights, dims } = model;
+  const n = indices.length;
+  for (let c = 0; c < logits.length; c++) {
+    const base = c * dims;
     let s = 0;
-    for (let k = 0; k < x.indices.length; k++)
-      s += model.weights[base + x.indices[k]!]! * x.values[k]!;
+    for (let k = 0; k < n; k++) s += weights[base + indices[k]!]! * values[k]!;
     logits[c]! += s;
   }
   return logits;
@@ -79,7 +81,16 @@ export function predict(model: LinearModel, foldedText: string): Float64Array {
 
 /** Class probabilities from precomputed bucket counts (shared by several models). */
 export function predictCounts(model: LinearModel, counts: BucketCounts): Float64Array {
-  return softmax(logitsOf(model, vectorizeCounts(counts, model.dims)));
+  const { indices, values, length } = vectorizeShared(counts, model.dims);
+  const logits = Float64Array.from(model.bias);
+  const { weights, dims } = model;
+  for (let c = 0; c < logits.length; c++) {
+    const base = c * dims;
+    let s = 0;
+    for (let k = 0; k < length; k++) s += weights[base + indices[k]!]! * values[k]!;
+    logits[c]! += s;
+  }
+  return softmax(logits);
 }
 
 /** Quantise trained float weights into the stored form. */

@@ -138,8 +138,8 @@ function candidates(text: string): Candidate[] {
     }
     let j = i;
     while (j < text.length && (isBase64Code(text.charCodeAt(j)) || text[j] === "\\")) j++;
-    const raw = text.slice(i, j);
     if (j - i >= 16) {
+      const raw = text.slice(i, j);
       const hexBody = raw.replace(/\\x|0x/g, "");
       if (/^[0-9a-f]+$/i.test(hexBody))
         out.push({ start: i, end: j, decode: decodeHex, encoding: "hex" });

@@ -160,8 +160,21 @@ function foldCodePoint(codePoint: number): string {
 
 const UTF16 = new TextDecoder("utf-16le");
 
-/** Anything but printable ASCII, single spaces and single line breaks between words. */
-const NEEDS_SLOW_PATH = /[^\x20-\x7e\n]|^[ \n]|[ \n][ \n]|[ \n]$/;
+/**
+ * Anything but printable ASCII, single spaces and single line breaks between words (one pass; the
+ * same test as /[^\x20-\x7e\n]|^[ \n]|[ \n][ \n]|[ \n]$/).
+ */
+function needsSlowPath(text: string): boolean {
+  let previousSpace = true; // a space or line break first counts as a doubled one
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const space = c === 0x20 || c === 0x0a;
+    if (!space && (c < 0x20 || c > 0x7e)) return true;
+    if (space && previousSpace) return true;
+    previousSpace = space;
+  }
+  return previousSpace && text.length > 0;
+}
 
 function decodeUnits(units: Uint16Array, length: number): string {
   return UTF16.decode(units.subarray(0, length));
@@ -174,7 +187,7 @@ function decodeUnits(units: Uint16Array, length: number): string {
 export function foldText(input: string, maxLength = 1 << 20): FoldedText {
   const limit = Math.min(input.length, maxLength);
   const head = limit === input.length ? input : input.slice(0, limit);
-  if (!NEEDS_SLOW_PATH.test(head)) {
+  if (!needsSlowPath(head)) {
     // Printable ASCII with single spaces and line breaks: folding is lower-casing, offsets unchanged.
     const origin = new Int32Array(limit + 1);
     for (let i = 0; i <= limit; i++) origin[i] = i;

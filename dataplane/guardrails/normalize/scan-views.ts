@@ -86,6 +86,42 @@ export function hiddenTagText(
   return text.length >= 4 ? { text, start, end } : undefined;
 }
 
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+const wordCounts = new WeakMap<ScanView, number>();
+
+function isLetterOrDigit(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  if (c < 128) return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+  return LETTER_OR_DIGIT.test(String.fromCodePoint(text.codePointAt(i)!));
+}
+
+/**
+ * Number of words (runs of letters and digits, as /[\p{L}\p{N}]+/gu finds them) in a view's
+ * text, counted once per view without building the list.
+ */
+export function wordCount(view: ScanView | undefined): number {
+  if (view === undefined) return 0;
+  const cached = wordCounts.get(view);
+  if (cached !== undefined) return cached;
+  const text = view.text;
+  let count = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.codePointAt(i)!;
+    const word = isLetterOrDigit(text, i);
+    if (word && !inWord) count++;
+    inWord = word;
+    if (code > 0xffff) i++;
+  }
+  wordCounts.set(view, count);
+  return count;
+}
+
+/** The first view's `modelText` of `input`, without building the other views. */
+export function scanModelText(input: string): string {
+  return foldLeetspeak(foldText(input, MAX_SCAN_CHARS).text);
+}
+
 export function buildScanViews(input: string): ScanView[] {
   const folded = foldText(input, MAX_SCAN_CHARS);
   const leet = foldLeetspeak(folded.text);

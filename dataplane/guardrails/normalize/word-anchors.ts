@@ -19,7 +19,8 @@ function isWordCode(c: number): boolean {
  * characters, so one walk per word finds all anchors the word starts with).
  */
 interface TrieNode {
-  next: Map<number, TrieNode>;
+  /** Children by any char code of 128 and above (ASCII children are in ASCII_NEXT). */
+  high: Map<number, number> | undefined;
   /** Ids of prefix anchors that end at this node. */
   ids: number[];
   /** Ids of whole-word anchors ("i", "no") that end at this node: only a word ending here counts. */
@@ -29,59 +30,124 @@ interface TrieNode {
 /** Marks a whole-word anchor: short words like "i" or "do" as prefixes would match half the text. */
 const WHOLE_WORD = "$";
 
-const TRIE: TrieNode = { next: new Map(), ids: [], wordIds: [] };
+/** The trie's nodes by number; node 0 is the root. */
+const NODES: TrieNode[] = [];
+/** ASCII transitions: ASCII_NEXT[node * 128 + c] is the child's number, 0 for none. */
+let ASCII_NEXT = new Int32Array(128 * 64);
+
+function newNode(): number {
+  NODES.push({ high: undefined, ids: [], wordIds: [] });
+  const id = NODES.length - 1;
+  if ((id + 1) * 128 > ASCII_NEXT.length) {
+    const grown = new Int32Array(ASCII_NEXT.length * 2);
+    grown.set(ASCII_NEXT);
+    ASCII_NEXT = grown;
+  }
+  return id;
+}
+
+const ROOT = newNode();
+
+/** The child of `node` by char code `c`, 0 when there is none (the root is never a child). */
+function child(node: number, c: number): number {
+  return c < 128 ? ASCII_NEXT[node * 128 + c]! : (NODES[node]!.high?.get(c) ?? 0);
+}
+
 const ANCHOR_IDS = new Map<string, number>();
+
+/**
+ * For each anchor id, the anchored patterns that start with it and the anchor's rank among that
+ * pattern's anchors: one walk over a text's words finds the candidate starts of every pattern.
+ */
+const PATTERNS_BY_ANCHOR: { pattern: number; rank: number }[][] = [];
+let patternCount = 0;
+
+/**
+ * Patterns without anchors are scanned for everywhere; one regex of all of them (their union)
+ * tells in one scan whether any can match a text at all (most texts: none).
+ */
+const UNANCHORED: RegExp[] = [];
+let unanchoredUnion: RegExp | undefined;
+
+function unionOfUnanchored(): RegExp | undefined {
+  if (unanchoredUnion !== undefined || UNANCHORED.length === 0) return unanchoredUnion;
+  const sources = UNANCHORED.map((r) => r.source);
+  const flags = new Set(UNANCHORED.map((r) => r.flags.replace(/[gy]/g, "")));
+  // Back-references would point at other alternatives' groups; then no shortcut.
+  if (flags.size !== 1 || sources.some((s) => /\\[1-9k]/.test(s))) return undefined;
+  unanchoredUnion = new RegExp(sources.map((s) => `(?:${s})`).join("|"), [...flags][0]);
+  return unanchoredUnion;
+}
 
 function anchorId(anchor: string): number {
   let id = ANCHOR_IDS.get(anchor);
   if (id !== undefined) return id;
   id = ANCHOR_IDS.size;
   ANCHOR_IDS.set(anchor, id);
+  PATTERNS_BY_ANCHOR.push([]);
   const whole = anchor.endsWith(WHOLE_WORD);
   const letters = whole ? anchor.slice(0, -1) : anchor;
-  let node = TRIE;
+  let node = ROOT;
   for (let k = 0; k < letters.length; k++) {
     const c = letters.charCodeAt(k);
-    let child = node.next.get(c);
-    if (child === undefined) {
-      child = { next: new Map(), ids: [], wordIds: [] };
-      node.next.set(c, child);
+    let next = child(node, c);
+    if (next === 0) {
+      next = newNode();
+      if (c < 128) ASCII_NEXT[node * 128 + c] = next;
+      else (NODES[node]!.high ??= new Map()).set(c, next);
     }
-    node = child;
+    node = next;
   }
-  (whole ? node.wordIds : node.ids).push(id);
+  const target = NODES[node]!;
+  (whole ? target.wordIds : target.ids).push(id);
   return id;
 }
 
-/** For each anchor id, the start offsets (ascending) of the words of a text that begin with it. */
-export type WordIndex = (number[] | undefined)[];
+/** Start offsets of a candidate are kept as rank * RANK_STRIDE + offset, so one sort orders them. */
+const RANK_STRIDE = 2 ** 26;
+
+/**
+ * For each anchored pattern (by its number), the offsets of the words of a text that begin with
+ * one of its anchors, encoded with the anchor's rank (see RANK_STRIDE); built in one pass.
+ */
+export interface WordIndex {
+  starts: (number[] | undefined)[];
+  /** False when no pattern without anchors can match the text. */
+  scanUnanchored: boolean;
+}
 
 const indexCache = new WeakMap<object, WordIndex>();
+
+function addStarts(index: WordIndex, ids: number[], start: number): void {
+  for (const id of ids)
+    for (const { pattern, rank } of PATTERNS_BY_ANCHOR[id]!)
+      (index.starts[pattern] ??= []).push(rank * RANK_STRIDE + start);
+}
 
 /** Index the words of `text`; pass `owner` (e.g. the scan view) to share it between detectors. */
 export function wordIndex(text: string, owner?: object): WordIndex {
   const cached = owner === undefined ? undefined : indexCache.get(owner);
   if (cached !== undefined) return cached;
-  const index: WordIndex = new Array<number[] | undefined>(ANCHOR_IDS.size);
+  const union = unionOfUnanchored();
+  const index: WordIndex = { starts: [], scanUnanchored: union === undefined || union.test(text) };
   let i = 0;
-  const n = text.length;
+  const n = Math.min(text.length, RANK_STRIDE - 1);
   while (i < n) {
     if (!isWordCode(text.charCodeAt(i))) {
       i++;
       continue;
     }
     const start = i;
-    let node: TrieNode | undefined = TRIE;
-    for (let k = 0; k < ANCHOR_LENGTH && node !== undefined && start + k < n; k++) {
+    let node = ROOT;
+    for (let k = 0; k < ANCHOR_LENGTH && start + k < n; k++) {
       const c = text.charCodeAt(start + k);
       if (!isWordCode(c)) break;
-      node = node.next.get(c);
-      if (node !== undefined) {
-        for (const id of node.ids) (index[id] ??= []).push(start);
-        if (node.wordIds.length > 0 && !isWordCode(text.charCodeAt(start + k + 1))) {
-          for (const id of node.wordIds) (index[id] ??= []).push(start);
-        }
-      }
+      node = child(node, c);
+      if (node === 0) break;
+      const { ids, wordIds } = NODES[node]!;
+      if (ids.length > 0) addStarts(index, ids, start);
+      if (wordIds.length > 0 && !isWordCode(text.charCodeAt(start + k + 1)))
+        addStarts(index, wordIds, start);
     }
     while (i < n && isWordCode(text.charCodeAt(i))) i++;
   }
@@ -95,57 +161,73 @@ export interface AnchoredRegex {
   /** Ids of its anchors; undefined when the pattern has none (then it is scanned for). */
   anchors: number[] | undefined;
   sticky: RegExp | undefined;
+  /** Its number in the word index (anchored patterns only). */
+  pattern: number;
 }
 
 /** Compile a pattern for anchored matching. Call at module load, before scanning. */
 export function anchored(regex: RegExp): AnchoredRegex {
   const words = anchorsOf(regex.source);
+  const pattern = words === undefined ? -1 : patternCount++;
+  if (words === undefined) {
+    UNANCHORED.push(regex);
+    unanchoredUnion = undefined;
+  }
+  const anchors = words?.map(anchorId);
+  anchors?.forEach((id, rank) => PATTERNS_BY_ANCHOR[id]!.push({ pattern, rank }));
   return {
     regex,
-    anchors: words?.map(anchorId),
+    anchors,
     sticky: words === undefined ? undefined : new RegExp(regex.source, "uy"),
+    pattern,
   };
 }
+
+const NO_MATCHES: readonly RegExpExecArray[] = Object.freeze([]);
 
 /**
  * Matches of the pattern in `text`, at most `max`: tried only at anchor positions when the pattern
  * has anchors (in anchor order, possibly overlapping or repeated), else scanned for everywhere.
  * Matches that start inside a word are skipped.
  */
-export function* anchoredMatches(
+export function anchoredMatches(
   p: AnchoredRegex,
   text: string,
   index: WordIndex,
   max: number,
-): Generator<RegExpExecArray> {
-  let found = 0;
-  if (p.sticky === undefined || p.anchors === undefined) {
-    p.regex.lastIndex = 0;
-    for (const m of text.matchAll(p.regex)) {
-      if (
-        m.index > 0 &&
-        isWordCode(text.charCodeAt(m.index)) &&
-        isWordCode(text.charCodeAt(m.index - 1))
-      )
-        continue;
-      yield m;
-      if (++found >= max) return;
-    }
-    return;
-  }
+): readonly RegExpExecArray[] {
+  if (p.sticky === undefined)
+    return index.scanUnanchored ? scannedMatches(p.regex, text, max) : NO_MATCHES;
+  const starts = index.starts[p.pattern];
+  if (starts === undefined) return NO_MATCHES;
   // Each anchor's word starts in turn; a word start that matches several anchors is tried once
   // per anchor, and callers de-duplicate by span.
-  for (const id of p.anchors) {
-    const starts = index[id];
-    if (starts === undefined) continue;
-    for (const pos of starts) {
-      p.sticky.lastIndex = pos;
-      const m = p.sticky.exec(text);
-      if (m === null) continue;
-      yield m;
-      if (++found >= max) return;
-    }
+  if (starts.length > 1) starts.sort((a, b) => a - b);
+  const found: RegExpExecArray[] = [];
+  for (const encoded of starts) {
+    p.sticky.lastIndex = encoded % RANK_STRIDE;
+    const m = p.sticky.exec(text);
+    if (m === null) continue;
+    found.push(m);
+    if (found.length >= max) break;
   }
+  return found;
+}
+
+function scannedMatches(regex: RegExp, text: string, max: number): RegExpExecArray[] {
+  const found: RegExpExecArray[] = [];
+  regex.lastIndex = 0;
+  for (const m of text.matchAll(regex)) {
+    if (
+      m.index > 0 &&
+      isWordCode(text.charCodeAt(m.index)) &&
+      isWordCode(text.charCodeAt(m.index - 1))
+    )
+      continue;
+    found.push(m);
+    if (found.length >= max) break;
+  }
+  return found;
 }
 
 /** Splits "a|b|(c|d)" at top-level bars. */

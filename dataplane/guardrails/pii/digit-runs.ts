@@ -19,12 +19,24 @@ export interface DigitRun {
   separators: string[];
 }
 
+/** The run regex per separator set, compiled once. */
+const RUN_REGEXES = new Map<string, RegExp>();
+
+function runRegex(separators: string): RegExp {
+  let run = RUN_REGEXES.get(separators);
+  if (run === undefined) {
+    const sep = separators.replace(/[\\\]^-]/g, "\\$&");
+    run = new RegExp(`(?<![\\p{L}\\p{N}_])\\d+(?:[${sep}]\\d+)*(?![\\p{L}_])`, "gu");
+    RUN_REGEXES.set(separators, run);
+  }
+  return run;
+}
+
 /** Runs shorter than `minLength` characters (separators included) are skipped unsplit. */
 export function findDigitRuns(text: string, separators: string, minLength = 1): DigitRun[] {
-  const sep = separators.replace(/[\\\]^-]/g, "\\$&");
-  const run = new RegExp(`(?<![\\p{L}\\p{N}_])\\d+(?:[${sep}]\\d+)*(?![\\p{L}_])`, "gu");
   const runs: DigitRun[] = [];
-  for (const m of text.matchAll(run)) {
+  if (!/\d/.test(text)) return runs;
+  for (const m of text.matchAll(runRegex(separators))) {
     if (m[0].length < minLength) continue;
     const groups: DigitGroup[] = [];
     const gaps: string[] = [];

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import test from "ava";
 import { findPersonNames } from "./person-name.js";
 
@@ -39,4 +41,31 @@ test("places, organisations, streets, roles and sentence starters are not names"
   ]);
   t.deepEqual(values("Just posted a photo. Don't go to town. May is warm."), []);
   t.deepEqual(values("Use Docker Compose with React Native, deploy to Google Cloud Platform."), []);
+});
+
+const readmeWithoutNames = readFileSync(
+  fileURLToPath(new URL("./fixtures/readme-without-names.md", import.meta.url)),
+  "utf8",
+);
+
+test("a README-sized English text with no names in it gets no PERSON detection", (t) => {
+  t.deepEqual(
+    findPersonNames(readmeWithoutNames).map((m) => readmeWithoutNames.slice(m.start, m.end)),
+    [],
+  );
+});
+
+test("a common word starting sentences is never a name, even after a person cue or repeated 100 KB long", (t) => {
+  const prose =
+    "The operators asked. Has the job finished? It has. Will it run again tonight? May we stop it? ";
+  const long = prose.repeat(Math.ceil(100_000 / prose.length));
+  t.deepEqual(findPersonNames(long), []);
+});
+
+test("a sentence-initial name is still a name when a cue or a known surname says so", (t) => {
+  const text = "Grant Miller said yes. Name: Hope. Mark Johnson called.";
+  t.deepEqual(
+    findPersonNames(text).map((m) => text.slice(m.start, m.end)),
+    ["Grant Miller", "Hope", "Mark Johnson"],
+  );
 });

@@ -1,5 +1,6 @@
 import type { PiiDetector, PiiMatch } from "./entities.js";
 import { isFirstName, isLastName } from "./name-lexicon.js";
+import { COMMON_ENGLISH_WORDS } from "./common-english-words.js";
 import { NOT_NAME_WORDS, ORGANISATION_OR_PLACE_SUFFIXES } from "./not-name-words.js";
 import { isPlaceName } from "./place-names.js";
 
@@ -12,8 +13,9 @@ import { isPlaceName } from "./place-names.js";
  * - cues after: a possessive "'s", a person verb ("is from", "lives in", "said"),
  * - coreference: a single word equal to a part of a name already found in the same text.
  * Places (from ICU data), organisation and street suffixes ("Orchestra", "Street") and common
- * capitalised words ("The", "Please") are not names. Lower-case names are taken only right after
- * a strong cue ("my name is lena andersson").
+ * capitalised words ("The", "Please") are not names, nor is a common English word that starts a
+ * sentence ("Has the job run?", "Will it scale?"; see sentenceInitialWord). Lower-case names are
+ * taken only right after a strong cue ("my name is lena andersson").
  */
 
 const WORD_TOKEN =
@@ -157,7 +159,57 @@ function sequences(text: string): Sequence[] {
     }
   }
   if (current !== undefined) out.push(current);
-  return out.flatMap((seq) => trimNotNames(text, seq));
+  const usage = new LowerCaseUsage(text);
+  return out.flatMap((seq) => trimNotNames(text, dropSentenceInitialWord(text, seq, usage)));
+}
+
+/** Whether a text uses a word in lower case ("has", "will"), answered per word and remembered. */
+class LowerCaseUsage {
+  private readonly known = new Map<string, boolean>();
+  constructor(private readonly text: string) {}
+
+  has(word: string): boolean {
+    let used = this.known.get(word);
+    if (used === undefined) {
+      used = usesInLowerCase(this.text, word);
+      this.known.set(word, used);
+    }
+    return used;
+  }
+}
+
+const LETTER = /[\p{L}\p{N}_]/u;
+
+/** `word` (lower case) occurs in `text` as a whole word, written in lower case. */
+function usesInLowerCase(text: string, word: string): boolean {
+  for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + 1)) {
+    const before = at > 0 ? text[at - 1]! : " ";
+    const after = text[at + word.length] ?? " ";
+    if (!LETTER.test(before) && !LETTER.test(after)) return true;
+  }
+  return false;
+}
+
+/**
+ * A capitalised common word at the start of a sentence ("Has the job run?", "Will it scale?") is
+ * that word, not a name: it is dropped from the front of the sequence, unless a strong cue
+ * precedes it ("my name is Will") or the whole sequence is a known first and last name ("Will
+ * Smith"). Common means: in the common-English list, or used in lower case elsewhere in the text.
+ */
+function dropSentenceInitialWord(text: string, seq: Sequence, usage: LowerCaseUsage): Sequence {
+  const first = seq.words[0] ?? "";
+  const lower = plain(first);
+  // Words that are never names are trimmed later anyway (trimNotNames).
+  if (isInitial(first) || NOT_NAME_WORDS.has(lower)) return seq;
+  if (!atSentenceStart(text, seq.start)) return seq;
+  if (!COMMON_ENGLISH_WORDS.has(lower) && !usage.has(lower)) return seq;
+  if (cuesBefore(text, seq.start).strong) return seq;
+  const rest = seq.words.slice(1);
+  const last = rest.at(-1);
+  if (last !== undefined && isFirstName(lower) && isLastName(plain(last))) return seq;
+  const next = rest[0];
+  if (next === undefined) return { start: seq.end, end: seq.end, words: [] };
+  return { start: text.indexOf(next, seq.start + first.length), end: seq.end, words: rest };
 }
 
 /** Drops common words from both ends and lone initials: "Hello Anna" -> "Anna", "Dr" -> nothing. */

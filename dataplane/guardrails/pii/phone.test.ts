@@ -22,7 +22,7 @@ test("European and short layouts count after a phone word", (t) => {
 });
 
 test("digit runs without a phone word, or after another number word, are not phones", (t) => {
-  t.deepEqual(values("We shipped 0490 75 40 81 units"), []);
+  t.deepEqual(values("We shipped 1 490 750 units"), []);
   t.deepEqual(values("phone case order 1234567 arrived"), []);
   t.deepEqual(values("my driver's license number is 6940579"), []);
 });
@@ -31,4 +31,40 @@ test("dates, times, decimals and IPs are not phone numbers even after a phone wo
   t.deepEqual(values("phone call on 2024-05-17 at 12.30"), []);
   t.deepEqual(values("call on 17.05.2024, rate 3.14159265"), []);
   t.deepEqual(values("phone server 192.168.100.200"), []);
+});
+
+test("numbers in the forms people write them are found without a phone word", (t) => {
+  const forms = [
+    "+1 (555) 234-5678",
+    "(555)234-5678",
+    "555.234.5678 x12",
+    "+1 555 234 5678 ext 12",
+    "(555) 234-5678 #12",
+    "001-555-234-5678x5555",
+    "+44(0)20 7946 0958",
+    "(+44) 20 7946 0958",
+    "0044 20 7946 0958",
+    "+33 (0)1 23 45 67 89",
+    "+49 (0) 30 1234 5678",
+    "+7 495 123-45-67",
+    "+91 98765 43210",
+    "020 7946 0958",
+    "(02) 9876 5432",
+    "(030) 12345678",
+    "0490 75 40 81",
+    "03.93.92.16.85",
+  ];
+  for (const form of forms) t.deepEqual(values(`Send it to ${form} by Monday.`), [form], form);
+  t.deepEqual(values("tel:+15552345678"), ["+15552345678"]);
+});
+
+test("grouped numbers that are not phones stay unmatched", (t) => {
+  for (const text of [
+    "Order 0490 75 40 81 shipped",
+    "ISBN 978-3-16-148410-0",
+    "We sold 1 234 567 units in 2023",
+    "ticket 0123 4567 8901 2345",
+    "version 10.2.3.4 and room 0203",
+  ])
+    t.deepEqual(values(text), [], text);
 });

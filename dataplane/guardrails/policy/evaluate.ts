@@ -11,6 +11,7 @@
 import type { ClassificationLevel } from "../../core/identity.js";
 import { PII_ENTITIES, type PiiEntity, type PiiMatch } from "../pii/entities.js";
 import { createPlaceholderMap, type PlaceholderMap } from "../pii/redact.js";
+import { buildScanViews, type ScanView } from "../normalize/scan-views.js";
 import type { CompiledRule } from "../rules/compile-rule.js";
 import type { SafetyCategory } from "../safety/safety-categories.js";
 import type { Verdict } from "../verdict.js";
@@ -67,8 +68,14 @@ class Evaluation {
   readonly blocks: Block[] = [];
   readonly redactions: RedactionSpan[] = [];
   piiFound = false;
+  private scanViews: ScanView[] | undefined;
 
   constructor(private readonly policy: GuardrailPolicy) {}
+
+  /** The text's scan views (folded, leetspeak, decoded payloads...), built once for every check. */
+  views(text: string): ScanView[] {
+    return (this.scanViews ??= buildScanViews(text));
+  }
 
   /** Runs `run`; on a throw, records the failure per fail_mode and returns undefined. */
   guard<T>(check: string, code: GuardrailBlockCode, name: string, run: () => T): T | undefined {
@@ -98,7 +105,7 @@ function runInjection(
   const { threshold, action } = policy.injection;
   const check = "prompt_injection";
   const verdict = run.guard(check, "prompt_injection_detected", checkName(check), () =>
-    detectors.injection(text, threshold),
+    detectors.injection(text, threshold, run.views(text)),
   );
   if (verdict === undefined) return;
   const hit = verdict.score >= threshold;
@@ -121,7 +128,7 @@ function runSafety(
   const { threshold, categories, action } = policy.safety;
   const check = "content_safety";
   const verdict = run.guard(check, "content_safety_block", checkName(check), () =>
-    detectors.safety(text, threshold, categories, pii?.matches),
+    detectors.safety(text, threshold, categories, pii?.matches, run.views(text)),
   );
   if (verdict === undefined) return;
   let driver: { category: string; score: number; limit: number } | undefined;

@@ -5,25 +5,28 @@
 import { injectionVerdict } from "../injection/injection-verdict.js";
 import { detectPii } from "../pii/detect.js";
 import type { PiiEntity, PiiMatch } from "../pii/entities.js";
+import type { ScanView } from "../normalize/scan-views.js";
 import type { SafetyCategory } from "../safety/safety-categories.js";
 import { safetyVerdict } from "../safety/safety-verdict.js";
 import type { Verdict } from "../verdict.js";
 
 export interface GuardrailDetectors {
   pii(text: string, entities: readonly PiiEntity[]): PiiMatch[];
-  injection(text: string, threshold: number): Verdict;
+  /** `views`: the text's scan views when already built (shared with the safety check). */
+  injection(text: string, threshold: number, views?: ScanView[]): Verdict;
   /** `identifiers`: PII already found in `text`, so the safety classifiers need not look again. */
   safety(
     text: string,
     threshold: number,
     categories: Partial<Record<SafetyCategory, number>>,
     identifiers?: readonly PiiMatch[],
+    views?: ScanView[],
   ): Verdict;
 }
 
 export const builtInDetectors: GuardrailDetectors = {
   pii: (text, entities) => detectPii(text, { entities }),
-  injection: (text, threshold) => injectionVerdict(text, threshold),
-  safety: (text, threshold, categories, identifiers) =>
-    safetyVerdict(text, threshold, categories, undefined, identifiers),
+  injection: (text, threshold, views) => injectionVerdict(text, threshold, views),
+  safety: (text, threshold, categories, identifiers, views) =>
+    safetyVerdict(text, threshold, categories, views, identifiers),
 };

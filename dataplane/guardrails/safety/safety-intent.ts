@@ -47,7 +47,7 @@ const MATCHERS = {
 };
 
 function has(p: AnchoredRegex, view: ScanView): boolean {
-  return anchoredMatches(p, view.text, wordIndex(view.text, view), 1).next().done !== true;
+  return anchoredMatches(p, view.text, wordIndex(view.text, view), 1).length > 0;
 }
 
 export function intentShape(view: ScanView | undefined): IntentShape {

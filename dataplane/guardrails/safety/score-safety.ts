@@ -3,12 +3,17 @@
  * by the shape of the request (asking how to do it, doing it unseen, or discussing/preventing
  * it), combined by noisy-OR with the small hashed n-gram classifier. Pure and linear in the input.
  */
-import { buildScanViews, type ScanView } from "../normalize/scan-views.js";
+import {
+  buildScanViews,
+  scanModelText,
+  wordCount,
+  type ScanView,
+} from "../normalize/scan-views.js";
 import { detectPii } from "../pii/detect.js";
 import type { PiiEntity } from "../pii/entities.js";
 import { predictCounts, type LinearModel } from "../models/linear-model.js";
-import { scanFeatureCounts } from "../models/model-text.js";
-import type { BucketCounts } from "../models/hashed-features.js";
+import { MAX_MODEL_DIMS, scanFeatureCounts } from "../models/model-text.js";
+import { featureCounts, type BucketCounts } from "../models/hashed-features.js";
 import { B, E, rx } from "../injection/injection-pattern.js";
 import {
   anchored,
@@ -169,29 +174,30 @@ export interface IdentifierSpan {
 }
 
 /**
- * The views the classifiers read: the text with identifiers replaced by neutral placeholders.
- * `known` are identifiers already found (sorted, non-overlapping); else they are detected here.
+ * The features the classifiers read: those of the text with identifiers replaced by neutral
+ * placeholders. `known` are identifiers already found (sorted, non-overlapping); else they are
+ * detected here. Only the model text of the masked text is built (not its other scan views).
  */
-function classifierViews(
+function classifierCounts(
   text: string,
   views: ScanView[],
   known: readonly IdentifierSpan[] | undefined,
-): ScanView[] {
+): BucketCounts {
   const found = (known ?? detectPii(text, { entities: IDENTIFIERS })).filter((m) =>
     IDENTIFIERS.includes(m.entity_type),
   );
-  if (found.length === 0) return views;
+  if (found.length === 0) return scanFeatureCounts(views);
   let masked = "";
   let at = 0;
   for (const m of found) {
     masked += `${text.slice(at, m.start)}[${m.entity_type}]`;
     at = m.end;
   }
-  return buildScanViews(masked + text.slice(at));
+  return featureCounts(scanModelText(masked + text.slice(at)), MAX_MODEL_DIMS);
 }
 
 function evidenceOf(views: ScanView[]): number {
-  const words = (views[0]?.text.match(/[\p{L}\p{N}]+/gu) ?? []).length;
+  const words = wordCount(views[0]);
   return Math.min(1, words / SAFETY_FULL_EVIDENCE_WORDS);
 }
 
@@ -231,11 +237,7 @@ export function scoreSafetyWith(
     models === undefined
       ? emptyScores()
       : scaled(
-          classifierScores(
-            models,
-            scanFeatureCounts(classifierViews(text, views, identifiers)),
-            floor,
-          ),
+          classifierScores(models, classifierCounts(text, views, identifiers), floor),
           evidenceOf(views),
         );
   const scores = emptyScores();

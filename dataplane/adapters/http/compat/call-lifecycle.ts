@@ -25,7 +25,7 @@ export function upstreamBody(
 
 export function outcomeOf(err: GatewayError): CallOutcome {
   if (err.type === "guardrail_violation") return "blocked";
-  if (err.code === "rate_limit_exceeded" || err.code === "budget_exceeded") return "rate_limited";
+  if (err.type === "rate_limit_error" || err.code === "budget_exceeded") return "rate_limited";
   if (err.code === "upstream_unavailable") return "upstream_error";
   return "refused";
 }

@@ -73,9 +73,11 @@ export async function spoolMultipart(
   try {
     await pipeline(body, parser);
     await Promise.all(writes);
-  } catch {
+  } catch (err) {
     await cleanup();
     if (tooLarge) throw tooLargeError(maxFileBytes);
+    // The body deadline (408) and the like pass through as they are.
+    if (err instanceof GatewayError) throw err;
     throw new GatewayError("invalid_request", "malformed multipart/form-data request");
   }
   if (tooLarge) {

@@ -15,6 +15,7 @@ import {
 import type { RouteResult } from "../route-table.js";
 import { readUpstreamBody, relayedUpstreamError } from "../../../upstream/upstream-failure.js";
 import { clientAbortSignal, failCall, upstreamBody } from "./call-lifecycle.js";
+import { relayCachedJson } from "./relay-cached.js";
 import { guardTranscriptText } from "./transcript-text.js";
 
 const MAX_UPSTREAM_JSON = 64 * 1024 * 1024;
@@ -52,6 +53,7 @@ export async function executeJsonCall(
 ): Promise<RouteResult> {
   try {
     await ctx.pipeline.admit(call);
+    if (call.cache?.result === "hit") return await relayCachedJson(ctx, call);
     const build =
       options.build ??
       ((c: InferenceCall, model: string) => ({
@@ -69,6 +71,7 @@ export async function executeJsonCall(
           method: "POST",
           body: built.body,
           headers: { accept: "application/json", "x-request-id": call.requestId, ...built.headers },
+          hops: call.hops,
         };
       },
       { retries: ctx.config.UPSTREAM_RETRIES, signal: abort.signal },

@@ -8,6 +8,7 @@ import { formatSseEvent } from "../../../upstream/sse-parser.js";
 import { SseRelay } from "../../../upstream/sse-relay.js";
 import { countTextTokens, estimatedUsage, promptText } from "../../../upstream/usage.js";
 import type { RouteResult } from "../route-table.js";
+import { relayCachedStream } from "./relay-cached.js";
 import {
   readUpstreamBody,
   relayedUpstreamError,
@@ -32,6 +33,7 @@ export async function relayStream(
   let forwarded;
   try {
     await ctx.pipeline.admit(call);
+    if (call.cache?.result === "hit") return await relayCachedStream(ctx, call, reply);
     forwarded = await forwardWithRetries(
       ctx.upstream,
       ctx.health,
@@ -39,6 +41,7 @@ export async function relayStream(
       (target) => ({
         path: "/chat/completions",
         method: "POST",
+        hops: call.hops,
         headers: {
           "content-type": "application/json",
           accept: "text/event-stream",

@@ -54,7 +54,10 @@ const createKeyBody = z.strictObject({
   customer_id: idParam.default(DEFAULT_CUSTOMER_ID),
   name: displayName,
   role: z.enum(ROLES).default("member"),
-  classification_floor: z.enum(CLASSIFICATION_LEVELS).default("public"),
+  classification_floor: z
+    .enum(CLASSIFICATION_LEVELS)
+    .optional()
+    .describe("Default: the creating key's floor; never below it"),
 });
 const keyListQuery = pageQuery.extend({ customer_id: idParam.optional() });
 
@@ -161,7 +164,7 @@ export function accountRoutes(ctx: AppContext): AnyRouteSpec[] {
           customerId: body.customer_id,
           name: body.name,
           role: body.role,
-          classificationFloor: body.classification_floor,
+          classificationFloor: body.classification_floor ?? caller(c).key.classificationFloor,
         });
         return { status: 201, body: { ...keyJson(record), key: plaintext } };
       },

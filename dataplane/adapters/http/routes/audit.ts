@@ -3,6 +3,12 @@ import type { AppContext } from "../../../app/context.js";
 import { GatewayError } from "../../../core/errors.js";
 import type { Caller } from "../../../core/identity.js";
 import { newId } from "../../../core/ids.js";
+import {
+  actsForAnyCustomer,
+  LEGAL_HOLD_ROLES,
+  requireRole,
+  RETENTION_ROLES,
+} from "../../../core/permissions.js";
 import type { LegalHold } from "../../../store/retention-repository.js";
 import { errorSchema, idParam, listBody, pageQuery } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
@@ -13,8 +19,11 @@ const customerQuery = z.object({ customer_id: idParam.optional() });
 
 export function actingCustomer(caller: Caller, requested: string | undefined): string {
   if (requested === undefined || requested === caller.customer.id) return caller.customer.id;
-  if (caller.key.role !== "admin") {
-    throw new GatewayError("insufficient_role", "only an admin key may act for another customer");
+  if (!actsForAnyCustomer(caller.key.role)) {
+    throw new GatewayError(
+      "insufficient_role",
+      "only an admin (or operator) key may act for another customer",
+    );
   }
   return requested;
 }
@@ -62,7 +71,10 @@ function holdJson(h: LegalHold) {
 
 const errors = {
   401: { description: "missing or invalid API key", schema: errorSchema },
-  403: { description: "admin key required to act for another customer", schema: errorSchema },
+  403: {
+    description: "the key's role may not do this (see the roles table in docs/api.md)",
+    schema: errorSchema,
+  },
   422: { description: "validation failed", schema: errorSchema },
 };
 
@@ -163,6 +175,7 @@ export function auditRoutes(ctx: AppContext): AnyRouteSpec[] {
       body: retentionBody,
       responses: { 200: { description: "RetentionResponse" }, ...errors },
       handler: async ({ query, body, caller }) => {
+        requireRole(who(caller), RETENTION_ROLES, "change retention");
         const customerId = actingCustomer(who(caller), query.customer_id);
         const current = await ctx.repos.retention.settings(customerId);
         await ctx.repos.retention.saveSettings({
@@ -228,6 +241,7 @@ export function auditRoutes(ctx: AppContext): AnyRouteSpec[] {
       body: holdBody,
       responses: { 201: { description: "LegalHoldResponse" }, ...errors },
       handler: async ({ query, body, caller }) => {
+        requireRole(who(caller), LEGAL_HOLD_ROLES, "place legal holds");
         const customerId = actingCustomer(who(caller), query.customer_id);
         const hold = await ctx.repos.retention.createHold({
           id: newId("hold"),
@@ -261,9 +275,10 @@ export function auditRoutes(ctx: AppContext): AnyRouteSpec[] {
       },
       handler: async ({ params, caller }) => {
         const c = who(caller);
+        requireRole(c, LEGAL_HOLD_ROLES, "release legal holds");
         const released = await ctx.repos.retention.releaseHold(
           params.hold_id,
-          c.key.role === "admin" ? null : c.customer.id,
+          actsForAnyCustomer(c.key.role) ? null : c.customer.id,
           c.key.id,
         );
         if (!released)

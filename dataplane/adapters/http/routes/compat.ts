@@ -7,10 +7,11 @@ import { GatewayError } from "../../../core/errors.js";
 import type { Caller } from "../../../core/identity.js";
 import { newInferenceCall, type Endpoint } from "../../../core/inference-call.js";
 import { headersForRouting } from "../../../routing/routes/headers-for-routing.js";
+import { checkIncomingHops } from "../../../upstream/hop-marker.js";
 import { errorSchema } from "../common-schemas.js";
 import { declaredClassification } from "../compat/call-lifecycle.js";
 import {
-  chatCompletionRequest,
+  chatCompletionRequestWithPrompt,
   compatModel,
   embeddingRequest,
   modelList,
@@ -27,8 +28,9 @@ const inferenceErrors = {
   403: { description: "model requires a higher tier", schema: errorSchema },
   404: { description: "model not found", schema: errorSchema },
   422: { description: "validation failed", schema: errorSchema },
-  429: { description: "rate limit exceeded", schema: errorSchema },
+  429: { description: "rate limit or concurrency cap exceeded", schema: errorSchema },
   502: { description: "backend error", schema: errorSchema },
+  508: { description: "loop_detected: the gateway called itself", schema: errorSchema },
 };
 
 function startCall(
@@ -37,6 +39,12 @@ function startCall(
   endpoint: Endpoint,
   body: Record<string, unknown>,
 ) {
+  // A call the gateway sent to itself (through a backend pointing back at it) stops here.
+  const hops = checkIncomingHops(
+    input.request.headers,
+    ctx.upstream.hopToken,
+    ctx.config.UPSTREAM_MAX_HOPS,
+  );
   return newInferenceCall({
     requestId: input.requestId,
     endpoint,
@@ -47,6 +55,7 @@ function startCall(
     declaredClassification: declaredClassification(input.request, body),
     startedAt: ctx.clock.now(),
     requestHeaders: headersForRouting(input.request.headers),
+    hops,
   });
 }
 
@@ -57,13 +66,16 @@ export function compatRoutes(ctx: AppContext): AnyRouteSpec[] {
       path: "/v1/chat/completions",
       tag: "compatible",
       summary: "Chat completion (JSON, or server-sent events when stream is true)",
-      body: chatCompletionRequest,
+      body: chatCompletionRequestWithPrompt,
       responses: {
         200: { description: "ChatCompletionResponse or text/event-stream" },
         ...inferenceErrors,
       },
       handler: async (input) => {
-        const call = startCall(ctx, input, "chat.completions", input.body);
+        const prompted = await ctx.prompts.expand(input.caller as Caller, input.body);
+        const call = startCall(ctx, input, "chat.completions", prompted.body);
+        call.prompt = prompted.use;
+        call.cacheable = true;
         return call.stream
           ? relayStream(ctx, call, input.reply)
           : relayJson(ctx, call, input.reply, { path: "/chat/completions" });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { AppContext } from "../../../app/context.js";
 import type { Caller } from "../../../core/identity.js";
+import { hasRole, REGISTRY_ROLES } from "../../../core/permissions.js";
 import { DEPLOYMENT_STATUSES } from "../../../registry/inventory-types.js";
 import { errorSchema, idParam, listBody, pageQuery } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
@@ -12,7 +13,11 @@ export const endpointUrl = z
   .max(2048)
   .url()
   .refine((u) => /^https?:\/\//i.test(u), "must be an http or https URL")
-  .refine((u) => !/[?#]/.test(u), "must not carry a query or fragment");
+  .refine((u) => !/[?#]/.test(u), "must not carry a query or fragment")
+  .refine(
+    (u) => !URL.canParse(u) || !/^[a-z]+:\/\/[^/]*@/i.test(u),
+    "must not carry a user name or password (give the backend's credential separately)",
+  );
 
 const scaling = z
   .strictObject({
@@ -76,12 +81,14 @@ export function deploymentRoutes(ctx: AppContext): AnyRouteSpec[] {
         model_id: idParam.optional(),
       }),
       responses: { 200: { description: "deployments" }, ...errors },
-      handler: async ({ query }) => {
+      handler: async ({ query, caller: c }) => {
         const rows = await deployments.list(
           { status: query.status, modelId: query.model_id },
           { limit: query.limit + 1, offset: query.offset },
         );
-        return { status: 200, body: listBody(rows.map(deploymentJson), query.limit) };
+        const show = hasRole(caller(c), REGISTRY_ROLES);
+        const data = rows.map((d) => deploymentJson(d, show));
+        return { status: 200, body: listBody(data, query.limit) };
       },
     }),
     route({
@@ -91,9 +98,12 @@ export function deploymentRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary: "Get a deployment",
       params,
       responses: { 200: { description: "the deployment" }, ...errors },
-      handler: async ({ params: p }) => ({
+      handler: async ({ params: p, caller: c }) => ({
         status: 200,
-        body: deploymentJson(await deployments.get(p.deployment_id)),
+        body: deploymentJson(
+          await deployments.get(p.deployment_id),
+          hasRole(caller(c), REGISTRY_ROLES),
+        ),
       }),
     }),
     route({

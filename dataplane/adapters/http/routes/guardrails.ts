@@ -3,6 +3,7 @@ import type { AppContext } from "../../../app/context.js";
 import { GatewayError } from "../../../core/errors.js";
 import type { Caller } from "../../../core/identity.js";
 import { newId } from "../../../core/ids.js";
+import { actsForAnyCustomer, mayAlterKey } from "../../../core/permissions.js";
 import { applyTemplate } from "../../../guardrails/policy/apply-template.js";
 import { mergePolicy } from "../../../guardrails/policy/merge-policy.js";
 import { policyPatchSchema } from "../../../guardrails/policy/policy-schema.js";
@@ -48,7 +49,13 @@ export function guardrailRoutes(ctx: AppContext): AnyRouteSpec[] {
   const notFound = (id: string) => new GatewayError("resource_not_found", `rule ${id} not found`);
   const params = z.object({ rule_id: idParam });
   /** By id: an admin reaches any customer's rule; a member only its own customer's. */
-  const byIdScope = (c: Caller) => (c.key.role === "admin" ? null : c.customer.id);
+  /** A key of the customer acted for; another customer's key is not found. */
+  const keyOf = async (c: Caller, keyId: string, customerId: string) => {
+    const key = await ctx.repos.apiKeys.get(keyId, customerId);
+    if (!key) throw new GatewayError("resource_not_found", `key ${keyId} not found`);
+    return key;
+  };
+  const byIdScope = (c: Caller) => (actsForAnyCustomer(c.key.role) ? null : c.customer.id);
   return [
     route({
       method: "POST",
@@ -156,7 +163,8 @@ export function guardrailRoutes(ctx: AppContext): AnyRouteSpec[] {
       handler: async ({ query, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);
         const policy = await ctx.guardConfig.policy(customerId);
-        const override = query.key_id ? await repo.keyOverride(query.key_id) : undefined;
+        if (query.key_id) await keyOf(who(caller), query.key_id, customerId);
+        const override = query.key_id ? await repo.keyOverride(query.key_id, customerId) : null;
         return {
           status: 200,
           body: {
@@ -181,6 +189,13 @@ export function guardrailRoutes(ctx: AppContext): AnyRouteSpec[] {
       handler: async ({ query, body, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);
         if (query.key_id) {
+          const key = await keyOf(who(caller), query.key_id, customerId);
+          if (!mayAlterKey(who(caller), key)) {
+            throw new GatewayError(
+              "insufficient_role",
+              "only an admin key may change an admin's, compliance or operator key's override",
+            );
+          }
           if (!(await repo.saveKeyOverride(query.key_id, customerId, body))) {
             throw new GatewayError("resource_not_found", `key ${query.key_id} not found`);
           }

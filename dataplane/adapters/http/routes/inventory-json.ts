@@ -20,13 +20,14 @@ export function modelJson(m: Model) {
   };
 }
 
-export function deploymentJson(d: Deployment) {
+/** `showEndpoint` false (members): the internal endpoint URL is left out (null). */
+export function deploymentJson(d: Deployment, showEndpoint = true) {
   return {
     id: d.id,
     object: "deployment" as const,
     model_id: d.modelId,
     status: d.status,
-    endpoint_url: d.endpointUrl,
+    endpoint_url: showEndpoint ? d.endpointUrl : null,
     scaling: d.scaling,
     reason: d.reason,
     created_at: d.createdAt.toISOString(),

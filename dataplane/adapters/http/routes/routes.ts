@@ -3,6 +3,7 @@ import type { AppContext } from "../../../app/context.js";
 import { GatewayError } from "../../../core/errors.js";
 import type { Caller, Tier } from "../../../core/identity.js";
 import { newId } from "../../../core/ids.js";
+import { actsForAnyCustomer } from "../../../core/permissions.js";
 import { armStats, errorRateTest } from "../../../routing/routes/ab-statistics.js";
 import type { RouteConfig } from "../../../routing/routes/route-config.js";
 import {
@@ -39,7 +40,7 @@ export function routeRoutes(ctx: AppContext): AnyRouteSpec[] {
     const allowed =
       customer !== undefined
         ? r?.customerId === actingCustomer(caller, customer)
-        : r?.customerId === caller.customer.id || caller.key.role === "admin";
+        : r?.customerId === caller.customer.id || actsForAnyCustomer(caller.key.role);
     if (!r || !allowed) throw new GatewayError("resource_not_found", `route ${id} not found`);
     return r;
   }

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { AppContext } from "../../../app/context.js";
+import type { Caller } from "../../../core/identity.js";
+import { PLATFORM_ROLES, requireRole } from "../../../core/permissions.js";
 import { errorSchema } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
 
@@ -139,13 +141,20 @@ export function systemRoutes(
       method: "GET",
       path: "/api/v1/system/metrics",
       tag: "system",
-      summary: "Metrics in Prometheus text format",
-      responses: { 200: { description: "Prometheus text exposition" }, ...unauthorized },
-      handler: async () => ({
-        status: 200,
-        headers: { "content-type": ctx.metrics.registry.contentType },
-        body: await ctx.metrics.registry.metrics(),
-      }),
+      summary: "Platform-wide metrics in Prometheus text format (admin keys only)",
+      responses: {
+        200: { description: "Prometheus text exposition" },
+        ...unauthorized,
+        403: { description: "not an admin key", schema: errorSchema },
+      },
+      handler: async ({ caller }) => {
+        requireRole(caller as Caller, PLATFORM_ROLES, "read platform-wide metrics");
+        return {
+          status: 200,
+          headers: { "content-type": ctx.metrics.registry.contentType },
+          body: await ctx.metrics.registry.metrics(),
+        };
+      },
     }),
   ];
 }

@@ -1,0 +1,134 @@
+/**
+ * The processes the wrk throughput section drives, each in its own process: the fake upstream,
+ * the bare baseline proxy, and one gateway per store: the embedded default (PGlite on disk in a
+ * fresh DATA_DIR, as `npm start` runs) and, with BENCH_POSTGRES_URL, a fresh Postgres database.
+ * Every gateway is reached with two keys: guardrails off, and the default policy.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { FAST_MODEL, PACED_MODEL } from "../bench-models.js";
+import { createMemberKey, GUARDRAILS_OFF, registerBenchModels } from "../gateway-setup.js";
+import type { CpuReply } from "../processes/child-control.js";
+import { startChild, type Child } from "../processes/child-process.js";
+import { createFreshDatabase, type FreshDatabase } from "../processes/fresh-database.js";
+
+export type StoreName = "embedded" | "postgres";
+
+export interface WrkTarget {
+  /** "direct", "baseline", or "gateway-off@embedded", "gateway-default@postgres"... */
+  name: string;
+  /** Base URL including /v1. */
+  base: string;
+  headers: Record<string, string>;
+  /** CPU and RSS of the process between client and upstream; undefined for direct. */
+  stats: (() => Promise<CpuReply>) | undefined;
+}
+
+export interface WrkTargets {
+  direct: WrkTarget;
+  baseline: WrkTarget;
+  gateways: WrkTarget[];
+  /** Why a store's gateway is missing, by store. */
+  missing: Partial<Record<StoreName, string>>;
+  stop(): Promise<void>;
+}
+
+const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
+
+export interface WrkTargetOptions {
+  postgresUrl: string | undefined;
+  gatewayProfileDir: string | undefined;
+  /** Which stores to start gateways on (the soak uses only the embedded one). */
+  stores: readonly StoreName[];
+}
+
+export async function startWrkTargets(
+  log: (line: string) => void,
+  options: WrkTargetOptions,
+): Promise<WrkTargets> {
+  const children: Child<unknown>[] = [];
+  const cleanups: (() => Promise<void>)[] = [];
+  const stop = async (): Promise<void> => {
+    await Promise.all(children.map((child) => child.stop()));
+    for (const cleanup of cleanups) await cleanup();
+  };
+  try {
+    const upstream = await startChild<{ url: string }>(here("../processes/upstream-process.ts"));
+    children.push(upstream);
+    const baseline = await startChild<{ url: string }>(
+      here("../processes/baseline-proxy-process.ts"),
+      [upstream.info.url],
+    );
+    children.push(baseline);
+    const bearer = {
+      authorization: "Bearer bench-not-checked",
+      "content-type": "application/json",
+    };
+    const gateways: WrkTarget[] = [];
+    const missing: Partial<Record<StoreName, string>> = {};
+    for (const store of options.stores) {
+      try {
+        let argument: string;
+        if (store === "postgres") {
+          if (options.postgresUrl === undefined) throw new Error("BENCH_POSTGRES_URL is not set");
+          const database: FreshDatabase = await createFreshDatabase(options.postgresUrl);
+          cleanups.push(() => database.drop());
+          argument = database.url;
+        } else {
+          const dataDir = await mkdtemp(join(tmpdir(), "evident-bench-data-"));
+          cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+          argument = dataDir;
+        }
+        const profileDir = options.gatewayProfileDir;
+        const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+        const gateway = await startChild<{ url: string; adminKey: string }>(
+          here("../gateway-process.ts"),
+          [argument],
+          profile,
+        );
+        children.push(gateway);
+        const { url, adminKey } = gateway.info;
+        const offKey = await createMemberKey(url, adminKey, `bench-${store}`, GUARDRAILS_OFF);
+        const defaultKey = await createMemberKey(url, adminKey, `bench-guarded-${store}`);
+        await registerBenchModels(
+          url,
+          adminKey,
+          upstream.info.url,
+          [FAST_MODEL, PACED_MODEL],
+          offKey,
+        );
+        for (const [policy, key] of [
+          ["off", offKey],
+          ["default", defaultKey],
+        ] as const) {
+          gateways.push({
+            name: `gateway-${policy}@${store}`,
+            base: `${url}/v1`,
+            headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+            stats: () => gateway.stats(),
+          });
+        }
+      } catch (error) {
+        missing[store] = error instanceof Error ? error.message : String(error);
+        log(`gateway on ${store} not measured: ${missing[store]}`);
+      }
+    }
+    return {
+      direct: { name: "direct", base: upstream.info.url, headers: bearer, stats: undefined },
+      baseline: {
+        name: "baseline",
+        base: baseline.info.url,
+        headers: bearer,
+        stats: () => baseline.stats(),
+      },
+      gateways,
+      missing,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * Section "throughput (wrk)": the bare proxy and the gateway (guardrails off, default policy) on
+ * each store (embedded default; Postgres with BENCH_POSTGRES_URL), driven by wrk at 50
+ * connections (JSON chat and SSE chat) and at 1 connection (JSON latency, with direct as the
+ * floor), in interleaved rounds whose order flips every round. Ratios are taken per round
+ * against the baseline of the same round, then the median over rounds.
+ */
+import { chatBody, FAST_MODEL } from "../bench-models.js";
+import { median } from "../load/percentile.js";
+import { ensureWrk, runWrk, type WrkResult } from "../load/wrk.js";
+import type { Section, SectionContext, SectionReport, TargetCheck } from "./section.js";
+import { startWrkTargets, type StoreName, type WrkTarget } from "./wrk-targets.js";
+
+const CONNECTIONS = 50;
+
+interface Run extends WrkResult {
+  cpuUsPerRequest: number | undefined;
+  rssMiB: number | undefined;
+}
+
+type Kind = "json" | "sse" | "latency";
+type Runs = Map<string, Run[]>;
+
+async function measure(wrk: string, target: WrkTarget, kind: Kind, seconds: number): Promise<Run> {
+  const before = await target.stats?.();
+  const result = await runWrk(wrk, {
+    url: `${target.base}/chat/completions`,
+    connections: kind === "latency" ? 1 : CONNECTIONS,
+    seconds,
+    headers: target.headers,
+    body: chatBody(FAST_MODEL, kind === "sse"),
+  });
+  const after = await target.stats?.();
+  return {
+    ...result,
+    cpuUsPerRequest:
+      before && after ? (after.cpuUs - before.cpuUs) / Math.max(1, result.requests) : undefined,
+    rssMiB: after ? after.rssBytes / 2 ** 20 : undefined,
+  };
+}
+
+const key = (target: string, kind: Kind): string => `${target}/${kind}`;
+const fmt = (n: number | undefined, digits = 0): string =>
+  n === undefined || !Number.isFinite(n) ? "-" : n.toFixed(digits);
+
+function perRound(
+  runs: Runs,
+  a: string,
+  b: string,
+  kind: Kind,
+  value: (r: Run) => number | undefined,
+  combine: (x: number, y: number) => number,
+): number | undefined {
+  const xs = runs.get(key(a, kind)) ?? [];
+  const ys = runs.get(key(b, kind)) ?? [];
+  const out: number[] = [];
+  for (let i = 0; i < Math.min(xs.length, ys.length); i++) {
+    const x = value(xs[i]!);
+    const y = value(ys[i]!);
+    if (x !== undefined && y !== undefined) out.push(combine(x, y));
+  }
+  return out.length === 0 ? undefined : median(out);
+}
+
+function med(runs: Runs, target: string, kind: Kind, value: (r: Run) => number | undefined) {
+  const values = (runs.get(key(target, kind)) ?? [])
+    .map(value)
+    .filter((v): v is number => v !== undefined);
+  return values.length === 0 ? undefined : median(values);
+}
+
+function report(
+  name: string,
+  targets: WrkTarget[],
+  runs: Runs,
+  missing: Partial<Record<StoreName, string>>,
+  seconds: number,
+): SectionReport {
+  const ratio = (x: number, y: number): number => x / y;
+  const diff = (x: number, y: number): number => x - y;
+  const rps = (r: Run): number => r.requestsPerSecond;
+  const cpu = (r: Run): number | undefined => r.cpuUsPerRequest;
+  const table = [
+    [
+      "target",
+      "JSON req/s",
+      "SSE req/s",
+      "JSON / base",
+      "SSE / base",
+      "CPU us/req",
+      "CPU / base",
+      "RSS MiB",
+      "p50 ms c=1",
+      "p99 ms c=1",
+      "+p50 ms",
+      "+p99 ms",
+      "errors",
+    ],
+  ];
+  const ratios: Record<string, number | null> = {};
+  const targetsMet: TargetCheck[] = [];
+  for (const t of targets) {
+    const json = perRound(runs, t.name, "baseline", "json", rps, ratio);
+    const sse = perRound(runs, t.name, "baseline", "sse", rps, ratio);
+    const cpuRatio = perRound(runs, t.name, "baseline", "json", cpu, ratio);
+    const addedP50 = perRound(runs, t.name, "direct", "latency", (r) => r.p50Ms, diff);
+    const addedP99 = perRound(runs, t.name, "direct", "latency", (r) => r.p99Ms, diff);
+    const rss = Math.max(...(runs.get(key(t.name, "json")) ?? []).map((r) => r.rssMiB ?? 0));
+    const errors = (["json", "sse", "latency"] as const)
+      .flatMap((k) => runs.get(key(t.name, k)) ?? [])
+      .reduce((sum, r) => sum + r.non2xx + r.socketErrors, 0);
+    table.push([
+      t.name,
+      fmt(med(runs, t.name, "json", rps)),
+      fmt(med(runs, t.name, "sse", rps)),
+      fmt(json, 3),
+      fmt(sse, 3),
+      fmt(med(runs, t.name, "json", cpu)),
+      fmt(cpuRatio, 2),
+      t.stats ? fmt(rss, 1) : "-",
+      fmt(
+        med(runs, t.name, "latency", (r) => r.p50Ms),
+        3,
+      ),
+      fmt(
+        med(runs, t.name, "latency", (r) => r.p99Ms),
+        3,
+      ),
+      fmt(addedP50, 3),
+      fmt(addedP99, 3),
+      String(errors),
+    ]);
+    if (!t.name.startsWith("gateway")) continue;
+    const id = t.name.replace(/[-@]/g, "_");
+    Object.assign(ratios, {
+      [`${id}_over_baseline_json_rps`]: json ?? null,
+      [`${id}_over_baseline_sse_rps`]: sse ?? null,
+      [`${id}_cpu_per_request_over_baseline`]: cpuRatio ?? null,
+      [`${id}_added_p50_ms`]: addedP50 ?? null,
+      [`${id}_added_p99_ms`]: addedP99 ?? null,
+    });
+    const goal = t.name.startsWith("gateway-off") ? 0.7 : 0.5;
+    const check = (what: string, value: number | undefined, text: string, met: boolean) =>
+      targetsMet.push({
+        name: `${t.name}: ${what}`,
+        value: value === undefined ? "n/a" : Number(value.toFixed(3)),
+        goal: text,
+        met: value === undefined ? undefined : met,
+      });
+    check("throughput / baseline, JSON", json, `>= ${goal}`, (json ?? 0) >= goal);
+    check("throughput / baseline, SSE", sse, `>= ${goal}`, (sse ?? 0) >= goal);
+    check("CPU per request / baseline", cpuRatio, "<= 2.5", (cpuRatio ?? Infinity) <= 2.5);
+    check("added p50 ms over direct, c=1", addedP50, "<= 0.6", (addedP50 ?? Infinity) <= 0.6);
+    check("added p99 ms over direct, c=1", addedP99, "<= 3", (addedP99 ?? Infinity) <= 3);
+  }
+  const notes = [
+    `wrk -t1 -c${CONNECTIONS}, ${seconds} s per run; latency: wrk -c1 with its own percentiles`,
+    "ratios: per round against the baseline (or direct) of the same round, then the median over rounds",
+    "CPU us/req: process.cpuUsage() of the hop process around each JSON run / requests served",
+    ...Object.entries(missing).map(([store, why]) => `gateway on ${store} not measured: ${why}`),
+  ];
+  const data = Object.fromEntries(runs);
+  return { name, table, ratios, targets: targetsMet, notes, data };
+}
+
+export const wrkThroughputSection: Section = {
+  name: "throughput (wrk): bare proxy vs gateway, guardrails off and default policy, per store",
+  async run(context: SectionContext): Promise<SectionReport> {
+    const { options, log } = context;
+    const wrk = await ensureWrk(log);
+    if (wrk === undefined)
+      return {
+        name: this.name,
+        table: [["skipped"], ["wrk is not installed and could not be installed"]],
+        ratios: {},
+        targets: [],
+        notes: [],
+        data: null,
+      };
+    const stores: StoreName[] = options.postgresUrl ? ["embedded", "postgres"] : ["embedded"];
+    const targets = await startWrkTargets(log, {
+      postgresUrl: options.postgresUrl,
+      gatewayProfileDir: options.gatewayProfileDir,
+      stores,
+    });
+    const runs: Runs = new Map();
+    const record = (name: string, kind: Kind, run: Run): void => {
+      runs.set(key(name, kind), [...(runs.get(key(name, kind)) ?? []), run]);
+    };
+    const loaded = [targets.baseline, ...targets.gateways];
+    try {
+      for (const t of loaded) await measure(wrk, t, "json", 1); // warm-up
+      for (let round = 0; round < options.rounds; round++) {
+        const order = round % 2 === 0 ? loaded : [...loaded].reverse();
+        for (const kind of ["json", "sse"] as const)
+          for (const t of order)
+            record(t.name, kind, await measure(wrk, t, kind, options.throughputSeconds));
+        const latencyOrder =
+          round % 2 === 0 ? [targets.direct, ...loaded] : [...loaded, targets.direct].reverse();
+        for (const t of latencyOrder)
+          record(t.name, "latency", await measure(wrk, t, "latency", options.latencySeconds));
+        log(`wrk round ${round + 1}/${options.rounds} done`);
+      }
+    } finally {
+      await targets.stop();
+    }
+    return report(
+      this.name,
+      [targets.direct, ...loaded],
+      runs,
+      targets.missing,
+      options.throughputSeconds,
+    );
+  },
+};
