@@ -13,6 +13,7 @@ import { inferencePathSection } from "./sections/inference-path.js";
 import { envoyAdaptersSection } from "./sections/envoy-adapters.js";
 import { guardrailScanSection } from "./sections/guardrail-scan.js";
 import { limitsOverheadSection } from "./sections/limits-overhead.js";
+import { pacedStreamSection } from "./sections/paced-stream.js";
 import type { Section, SectionReport } from "./sections/section.js";
 import { batchesSection } from "./sections/batches.js";
 import { soakSection } from "./sections/soak.js";
@@ -29,6 +30,7 @@ const SECTIONS: [string, Section][] = [
   ["batches", batchesSection],
   ["soak", soakSection],
   ["analytics", (await import("./sections/analytics.js")).analyticsSection],
+  ["paced-stream", pacedStreamSection],
 ];
 
 const options = benchOptionsFromProcess();

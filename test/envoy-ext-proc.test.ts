@@ -217,14 +217,14 @@ test.serial(
 );
 
 test.serial(
-  "ext_proc (Envoy test double): a backend 5xx becomes our 502, a 4xx is relayed",
+  "ext_proc (Envoy test double): a backend 5xx and 4xx are relayed with their status and message",
   async (t) => {
     upstream.script.next({ status: 500 });
     const failed = await throughEnvoy(envoy, chat("proc-5xx", { model: "proc-model", messages }));
-    t.is(failed.status, 502);
+    t.is(failed.status, 500);
     t.is(
-      (JSON.parse(failed.body) as { error: { code: string } }).error.code,
-      "upstream_unavailable",
+      (JSON.parse(failed.body) as { error: { message: string } }).error.message,
+      "fake upstream scripted status 500",
     );
     t.is((await auditOf("proc-5xx"))[0]?.outcome, "upstream_error");
     upstream.script.next({ status: 400 });

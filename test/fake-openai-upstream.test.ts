@@ -65,7 +65,7 @@ test("fake upstream (test double): keeps the authorization value only when asked
   t.is(upstream.requests[0]?.headers.authorization, KEY);
 });
 
-test("fake upstream (test double): SSE stream sends each scripted chunk in order, paced, then usage and [DONE]", async (t) => {
+test("fake upstream (test double): SSE stream like the real API: role chunk, each scripted chunk in order, paced, finish, usage, [DONE]", async (t) => {
   const upstream = await startFakeUpstream();
   t.teardown(() => upstream.close());
   upstream.script.next({ chunks: ["Hel", "lo", " wor", "ld"], paceMs: 40 });
@@ -77,16 +77,18 @@ test("fake upstream (test double): SSE stream sends each scripted chunk in order
   t.is(res.headers.get("content-type"), "text/event-stream");
   const events = await readEvents(res);
   t.is(events.at(-1)?.data, "[DONE]");
-  const contents = events.slice(0, 4).map((e) => contentOf(e.data));
+  const role = JSON.parse(events[0]?.data ?? "{}") as { choices: { delta: unknown }[] };
+  t.deepEqual(role.choices[0]?.delta, { role: "assistant", content: "" });
+  const contents = events.slice(1, 5).map((e) => contentOf(e.data));
   t.deepEqual(contents, ["Hel", "lo", " wor", "ld"]);
-  const finish = JSON.parse(events[4]?.data ?? "{}") as { choices: { finish_reason: string }[] };
+  const finish = JSON.parse(events[5]?.data ?? "{}") as { choices: { finish_reason: string }[] };
   t.is(finish.choices[0]?.finish_reason, "stop");
-  const usage = JSON.parse(events[5]?.data ?? "{}") as { choices: unknown[]; usage: unknown };
+  const usage = JSON.parse(events[6]?.data ?? "{}") as { choices: unknown[]; usage: unknown };
   t.deepEqual(usage.choices, []);
   t.deepEqual(usage.usage, { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
-  t.is(events.length, 7);
+  t.is(events.length, 8);
   // Pacing is a lower bound only: three 40 ms pauses separate the first and the last chunk.
-  t.true((events[3]?.at ?? 0) - (events[0]?.at ?? 0) >= 3 * 40 - 5);
+  t.true((events[4]?.at ?? 0) - (events[1]?.at ?? 0) >= 3 * 40 - 5);
 });
 
 test("fake upstream (test double): no usage chunk unless include_usage, and usage:false omits it", async (t) => {
@@ -95,7 +97,11 @@ test("fake upstream (test double): no usage chunk unless include_usage, and usag
   const plain = await readEvents(
     await post(upstream, "/chat/completions", { ...chat, stream: true }),
   );
-  t.is(plain.length, 4); // 2 content chunks, finish chunk, [DONE]
+  t.is(plain.length, 5); // role chunk, 2 content chunks, finish chunk, [DONE]
+  t.false(
+    plain.some((e) => e.data.includes('"usage"')),
+    "no usage key unless asked",
+  );
   upstream.script.next({ usage: false });
   const asked = { ...chat, stream: true, stream_options: { include_usage: true } };
   const omitted = await readEvents(await post(upstream, "/chat/completions", asked));
@@ -136,7 +142,7 @@ test("fake upstream (test double): hang-up before headers fails the request; mid
       seen.push(Buffer.from(chunk).toString());
   })();
   await t.throwsAsync(reading);
-  t.is(seen.join("").split("data: ").length - 1, 3);
+  t.is(seen.join("").split("data: ").length - 1, 4, "role chunk and half of the content");
   t.false(seen.join("").includes("[DONE]"));
   t.is(upstream.abortedRequests(), 0, "the fake's own hang-ups are not client aborts");
 });

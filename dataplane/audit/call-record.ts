@@ -102,6 +102,7 @@ export function recordForCall(
  */
 function callDetails(call: InferenceCall): Record<string, unknown> | null {
   const details: Record<string, unknown> = {};
+  if (call.streamStop) details.stream_stopped = streamStopDetails(call.streamStop);
   if (call.batch) {
     details.batch_id = call.batch.batchId;
     details.custom_id = call.batch.customId;
@@ -135,6 +136,19 @@ function callDetails(call: InferenceCall): Record<string, unknown> | null {
     }));
   }
   return Object.keys(details).length > 0 ? details : null;
+}
+
+/** Where an output guardrail stopped a streamed answer. */
+function streamStopDetails(
+  stop: NonNullable<InferenceCall["streamStop"]>,
+): Record<string, unknown> {
+  return {
+    choice: stop.choice,
+    field: stop.field,
+    ...(stop.tool === undefined ? {} : { tool_call: stop.tool }),
+    released_chars: stop.releasedChars,
+    code: stop.code,
+  };
 }
 
 /** The realtime session part of a record's details. */

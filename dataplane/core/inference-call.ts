@@ -44,6 +44,17 @@ export interface CheckCall {
   costUsd: number;
 }
 
+/** Where a guardrail stopped a streamed answer (recorded in the call's audit record). */
+export interface StreamStop {
+  choice: number;
+  field: "content" | "refusal" | "arguments";
+  tool?: number;
+  /** Characters of that part's text the caller had received before the stop. */
+  releasedChars: number;
+  /** The error code of the block. */
+  code: string;
+}
+
 /** How a call ended, for metering and audit. */
 export type CallOutcome =
   | "completed"
@@ -98,6 +109,8 @@ export interface InferenceCall {
   responseHeaders: Record<string, string>;
   /** Tokens reserved before forwarding (estimate), settled to `usage` after the call. */
   reservedTokens: number;
+  /** Set when an output guardrail stopped a stream part-way. */
+  streamStop?: StreamStop;
   /** Gateways this call has passed before reaching us (0 from a client); outbound calls add one. */
   hops: number;
   /** Classifier calls made by guardrail model checks for this call (metered and audited with it). */

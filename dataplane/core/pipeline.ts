@@ -2,11 +2,26 @@ import { GatewayError } from "./errors.js";
 import type { InferenceCall } from "./inference-call.js";
 import { INFERENCE_ROLES, requireRole } from "./permissions.js";
 
+/** One filtered result: text to emit now, or a refusal that ends the stream. */
+export interface StreamFilterResult {
+  emit: string;
+  refusal?: GatewayError;
+  /** Characters of the original text released so far (for logprobs); absent: all of it. */
+  consumed?: number;
+}
+
 /** Rewrites streamed completion text as it passes (guardrails on output). */
 export interface StreamTextFilter {
-  /** Text that is safe to emit now, or a refusal that ends the stream. */
-  push(text: string): { emit: string; refusal?: GatewayError };
-  end(): { emit: string; refusal?: GatewayError };
+  push(text: string): StreamFilterResult;
+  end(): StreamFilterResult;
+}
+
+/** Which text of a streamed answer a filter sees: one choice's content, refusal or tool call. */
+export interface StreamPart {
+  choice: number;
+  field: "content" | "refusal" | "arguments";
+  /** The tool call's index, for arguments. */
+  tool?: number;
 }
 
 /**
@@ -21,7 +36,7 @@ export interface PipelineStage {
     call: InferenceCall,
     body: Record<string, unknown>,
   ): Promise<Record<string, unknown>>;
-  openStreamFilter?(call: InferenceCall): StreamTextFilter | undefined;
+  openStreamFilter?(call: InferenceCall, part: StreamPart): StreamTextFilter | undefined;
   afterCall?(call: InferenceCall): Promise<void>;
 }
 
@@ -68,9 +83,12 @@ export class Pipeline {
     return out;
   }
 
-  /** The stream filters of every stage, chained in order. */
-  openStreamFilter(call: InferenceCall): StreamTextFilter {
-    const filters = this.stages.flatMap((s) => s.openStreamFilter?.(call) ?? []);
+  /** The stream filters of every stage for one part of the answer, chained in order. */
+  openStreamFilter(
+    call: InferenceCall,
+    part: StreamPart = { choice: 0, field: "content" },
+  ): StreamTextFilter {
+    const filters = this.stages.flatMap((s) => s.openStreamFilter?.(call, part) ?? []);
     return chain(filters);
   }
 
@@ -100,6 +118,7 @@ export function passThroughStage(name: string): PipelineStage {
 
 function chain(filters: StreamTextFilter[]): StreamTextFilter {
   if (filters.length === 0) return { push: (text) => ({ emit: text }), end: () => ({ emit: "" }) };
+  if (filters.length === 1) return filters[0] as StreamTextFilter;
   return {
     push(text) {
       let current = text;

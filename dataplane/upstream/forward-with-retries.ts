@@ -10,6 +10,7 @@ import {
 } from "./upstream-client.js";
 
 export interface ForwardOptions {
+  /** How many other targets may be tried after the first (UPSTREAM_RETRIES). */
   retries: number;
   signal: AbortSignal;
   /** Backoff before attempt n (1-based); tests pass a no-op. */
@@ -24,10 +25,17 @@ export interface Forwarded {
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** Answers that say "this backend cannot serve now, another may": worth trying another target. */
+const TRY_ANOTHER = new Set([502, 503, 504]);
+
 /**
- * Sends to the decision's targets in order, up to retries + 1 attempts. A refused connection, a
- * timeout or a 5xx moves on to the next target after a short jittered backoff; nothing has reached the client yet, so retrying
- * is safe. A response below 500 is returned as it is (the caller relays it).
+ * Sends to the decision's targets in order. Another target (never the same one again) is tried,
+ * after a short jittered backoff and at most `retries` times, only when
+ * - nothing was received from this one (connection refused or reset, timeout before the headers), or
+ * - it answered 502, 503 or 504.
+ * Every other answer is returned as it is, for the caller to relay: a 500 or a 429 is the
+ * backend's answer to this request, and the client's own retry policy decides about it (retrying
+ * here would multiply the client's retries). With one target there is exactly one attempt.
  */
 export async function forwardWithRetries(
   client: UpstreamClient,
@@ -37,26 +45,27 @@ export async function forwardWithRetries(
   options: ForwardOptions,
 ): Promise<Forwarded> {
   const sleep = options.sleep ?? defaultSleep;
-  const maxAttempts = decision.targets.length === 0 ? 0 : options.retries + 1;
+  const maxAttempts = Math.min(options.retries + 1, decision.targets.length);
   const reason =
     decision.targets.length === 0 ? "no backend is available for this model" : UNREACHABLE;
   for (let attempt = 0; attempt < maxAttempts; attempt++) {
     if (options.signal.aborted) break;
     if (attempt > 0) await sleep(25 * 2 ** attempt * (0.5 + Math.random()));
-    // Next target in order; with fewer targets than attempts, the list is tried again.
-    const target = decision.targets[attempt % decision.targets.length] as Target;
+    const target = decision.targets[attempt] as Target;
+    const another = attempt + 1 < maxAttempts;
     health.started(target.id);
     try {
       const response = await client.send(target, { ...build(target), signal: options.signal });
       if (response.status >= 500) {
         health.failed(target.id);
         client.noteFailure(target, `upstream answered ${response.status}`);
+      } else health.succeeded(target.id);
+      // 508: the call came back to a gateway (a loop); another attempt would loop again.
+      if (response.status === 508 || (TRY_ANOTHER.has(response.status) && another)) {
         await response.body.dump().catch(() => undefined);
-        // 508: the call came back to a gateway (a loop); another attempt would loop again.
         if (response.status === 508) break;
         continue;
       }
-      health.succeeded(target.id);
       return { target, response, attempts: attempt + 1 };
     } catch (err) {
       if (options.signal.aborted) {

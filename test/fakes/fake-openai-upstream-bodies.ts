@@ -143,3 +143,49 @@ export function modelList(models: string[]): Record<string, unknown> {
     data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "fake-upstream" })),
   };
 }
+
+/** A transcription in the requested response_format, with the content type OpenAI uses. */
+export function transcriptIn(
+  format: string,
+  text: string,
+): { json?: unknown; text?: string; contentType?: string } {
+  switch (format) {
+    case "text":
+      return { text, contentType: "text/plain; charset=utf-8" };
+    case "srt":
+      return {
+        text: `1\n00:00:00,000 --> 00:00:01,500\n${text}\n`,
+        contentType: "text/plain; charset=utf-8",
+      };
+    case "vtt":
+      return {
+        text: `WEBVTT\n\n00:00:00.000 --> 00:00:01.500\n${text}\n`,
+        contentType: "text/vtt; charset=utf-8",
+      };
+    case "verbose_json":
+      return {
+        json: {
+          task: "transcribe",
+          language: "english",
+          duration: 1.5,
+          text,
+          segments: [
+            {
+              id: 0,
+              seek: 0,
+              start: 0,
+              end: 1.5,
+              text,
+              tokens: [1, 2],
+              temperature: 0,
+              avg_logprob: -0.2,
+              compression_ratio: 1,
+              no_speech_prob: 0.01,
+            },
+          ],
+        },
+      };
+    default:
+      return { json: { text } };
+  }
+}

@@ -13,6 +13,8 @@ export interface UploadedFile {
 
 export interface MultipartSummary {
   fields: Record<string, string>;
+  /** Every value of every field, in order (a field sent twice keeps both). */
+  allFields: Record<string, string[]>;
   files: UploadedFile[];
   /** Bytes of the whole request body, as received. */
   totalBytes: number;
@@ -60,7 +62,7 @@ export async function readMultipart(
 ): Promise<MultipartSummary> {
   // A CRLF is put in front of the body so that every delimiter, the first too, is CRLF--boundary.
   const delimiter = Buffer.from(`\r\n--${boundary}`);
-  const summary: MultipartSummary = { fields: {}, files: [], totalBytes: 0 };
+  const summary: MultipartSummary = { fields: {}, allFields: {}, files: [], totalBytes: 0 };
   let state: "preamble" | "after-delimiter" | "headers" | "part" | "done" = "preamble";
   let pending: Buffer = Buffer.from("\r\n");
   let part: PartHeaders | undefined;
@@ -79,7 +81,11 @@ export async function readMultipart(
     }
   };
   const endPart = (): void => {
-    if (part && !file) summary.fields[part.name] = Buffer.concat(fieldChunks).toString("utf8");
+    if (part && !file) {
+      const value = Buffer.concat(fieldChunks).toString("utf8");
+      summary.fields[part.name] = value;
+      (summary.allFields[part.name] ??= []).push(value);
+    }
     part = undefined;
     file = undefined;
     fieldChunks = [];

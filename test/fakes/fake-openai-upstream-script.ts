@@ -22,6 +22,16 @@ export interface Behaviour {
   usage?: boolean;
   /** A custom JSON body, sent as is (with `status`, default 200). */
   json?: unknown;
+  /** A raw body sent as is with this content type (with `status`, default 200). */
+  raw?: { contentType: string; body: string };
+  /** Extra response headers (e.g. Retry-After on a 429). */
+  headers?: Record<string, string>;
+  /** With n > 1: the pieces of each choice (index 0 defaults to `chunks`). */
+  choices?: string[][];
+  /** Tool calls the model makes: each with its name and argument fragments (one chunk each). */
+  toolCalls?: { name: string; arguments: string[] }[];
+  /** A refusal instead of content, in pieces. */
+  refusal?: string[];
 }
 
 export interface FakeScript {

@@ -2,8 +2,8 @@
  * A scripted fake OpenAI-compatible upstream: a TEST DOUBLE standing in for a model backend (vLLM,
  * a hosted provider) that cannot run here. Plain node:http on 127.0.0.1, random port.
  *
- * It answers POST /v1/chat/completions (JSON, or SSE when `stream: true`, with an optional usage
- * chunk when `stream_options.include_usage` is true), POST /v1/embeddings (deterministic vectors),
+ * It answers POST /v1/chat/completions (JSON, or SSE when `stream: true`, streamed like the real
+ * API: see fake-openai-upstream-chat.ts), POST /v1/embeddings (deterministic vectors),
  * POST /v1/audio/transcriptions (multipart, read as a stream and only counted) and GET /v1/models.
  * Each request takes the next queued behaviour (`script.next({...})`) or the default one; every
  * request is recorded (authorization redacted unless asked) and client disconnects are counted.
@@ -12,26 +12,20 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
-  chatChunk,
-  chatCompletion,
   embeddingsResponse,
   errorEnvelope,
   modelList,
   promptWords,
-  usageChunk,
+  transcriptIn,
   usageOf,
 } from "./fake-openai-upstream-bodies.js";
+import { chatAnswer, chatEvents, chatPlan } from "./fake-openai-upstream-chat.js";
 import {
   multipartBoundary,
   readMultipart,
   type MultipartSummary,
 } from "./fake-openai-upstream-multipart.js";
-import {
-  BehaviourQueue,
-  contentPieces,
-  type Behaviour,
-  type FakeScript,
-} from "./fake-openai-upstream-script.js";
+import { BehaviourQueue, type Behaviour, type FakeScript } from "./fake-openai-upstream-script.js";
 
 export type { Behaviour, FakeScript } from "./fake-openai-upstream-script.js";
 
@@ -168,27 +162,26 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   ): Promise<void> {
     const id = `chatcmpl-fake-${(sequence += 1)}`;
     const model = String(body.model ?? models[0]);
-    const pieces = contentPieces(behaviour, defaultChunkCount);
+    const plan = chatPlan(body, behaviour, defaultChunkCount);
     const options = body.stream_options as Json | undefined;
     const withUsage = behaviour.usage !== false && options?.include_usage === true;
-    const hangAt = behaviour.hangUp === "mid-stream" ? Math.floor(pieces.length / 2) : -1;
-    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    const event = (value: unknown): string => `data: ${JSON.stringify(value)}\n\n`;
-    for (let i = 0; i < pieces.length; i += 1) {
-      if (i === hangAt) {
+    const pieces = plan.choices.reduce((sum, c) => sum + c.length, 0);
+    const usage = withUsage ? usageOf(promptWords(body.messages), pieces) : undefined;
+    const { events, hangAt } = chatEvents(id, model, plan, usage);
+    const hangUpAt = behaviour.hangUp === "mid-stream" ? hangAt : -1;
+    res.writeHead(200, {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache",
+      ...behaviour.headers,
+    });
+    for (let i = 0; i < events.length; i += 1) {
+      if (i === hangUpAt) {
         hangUpAfterFlush(res);
         return;
       }
       if (i > 0 && behaviour.paceMs) await sleep(behaviour.paceMs, undefined, { signal });
-      const delta: Record<string, string> =
-        i === 0 ? { role: "assistant", content: pieces[i] ?? "" } : { content: pieces[i] ?? "" };
-      await write(res, event(chatChunk(id, model, delta)), signal);
+      await write(res, `data: ${JSON.stringify(events[i])}\n\n`, signal);
       if (signal.aborted) return;
-    }
-    await write(res, event(chatChunk(id, model, null)), signal);
-    if (withUsage) {
-      const usage = usageOf(promptWords(body.messages), pieces.length);
-      await write(res, event(usageChunk(id, model, usage)), signal);
     }
     res.end("data: [DONE]\n\n");
   }
@@ -248,6 +241,13 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     }
     if (behaviour.delayMs) await sleep(behaviour.delayMs, undefined, { signal });
     const midHangUp = behaviour.hangUp === "mid-stream";
+    if (behaviour.headers)
+      for (const [k, v] of Object.entries(behaviour.headers)) res.setHeader(k, v);
+    if (behaviour.raw !== undefined) {
+      res.writeHead(behaviour.status ?? 200, { "content-type": behaviour.raw.contentType });
+      res.end(behaviour.raw.body);
+      return;
+    }
     if (behaviour.json !== undefined) {
       sendJson(res, behaviour.status ?? 200, behaviour.json, midHangUp);
       return;
@@ -275,11 +275,9 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       case "POST /v1/audio/transcriptions": {
         const bytes = entry.upload?.files.reduce((sum, f) => sum + f.bytes, 0) ?? 0;
         const text = `fake transcription of ${bytes} bytes`;
-        if (body.response_format === "text") {
-          res.writeHead(200, { "content-type": "text/plain" }).end(text);
-          return;
-        }
-        sendJson(res, 200, { text }, midHangUp);
+        const transcript = transcriptIn(String(body.response_format ?? "json"), text);
+        if (transcript.json !== undefined) sendJson(res, 200, transcript.json, midHangUp);
+        else res.writeHead(200, { "content-type": transcript.contentType }).end(transcript.text);
         return;
       }
       default: {
@@ -287,10 +285,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
           await streamChat(res, body, behaviour, signal);
           return;
         }
-        const pieces = contentPieces(behaviour, defaultChunkCount);
-        const usage = withUsage ? usageOf(promptWords(body.messages), pieces.length) : undefined;
+        const plan = chatPlan(body, behaviour, defaultChunkCount);
+        const pieces = plan.choices.reduce((sum, c) => sum + c.length, 0);
+        const usage = withUsage ? usageOf(promptWords(body.messages), pieces) : undefined;
         const id = `chatcmpl-fake-${(sequence += 1)}`;
-        sendJson(res, 200, chatCompletion(id, model, pieces, usage), midHangUp);
+        sendJson(res, 200, chatAnswer(id, model, plan, usage), midHangUp);
       }
     }
   }

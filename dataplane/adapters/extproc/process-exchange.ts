@@ -10,6 +10,7 @@ import type { AppContext } from "../../app/context.js";
 import { GatewayError, toGatewayError } from "../../core/errors.js";
 import type { InferenceCall } from "../../core/inference-call.js";
 import { failCall } from "../http/compat/call-lifecycle.js";
+import { upstreamFailure } from "../../upstream/upstream-failure.js";
 import { requestIdFrom } from "../http/request-id.js";
 import { isUndecided, undecidedError, withinDeadline } from "../grpc/decision-deadline.js";
 import type { EnvoyAdapterOptions } from "../grpc/envoy-options.js";
@@ -97,6 +98,13 @@ export class ProcessExchange {
       await this.finishOnce(() =>
         failCall(this.ctx, call, new GatewayError("upstream_unavailable", "the client went away")),
       );
+      return;
+    }
+    if (this.response?.sawBody === true) {
+      // Part of the body came and the exchange ended before its end: the backend cut it.
+      call.outcome = this.response.kind === "sse" ? "stream_failed" : "upstream_error";
+      const cut = upstreamFailure(new Error("the response was cut before its end"));
+      await this.finishOnce(() => failCall(this.ctx, call, cut));
       return;
     }
     if (this.response !== undefined && (call.status ?? 200) < 400) {
@@ -213,27 +221,24 @@ export class ProcessExchange {
       if (status >= 500) this.ctx.health.failed(this.targetId);
       else this.ctx.health.succeeded(this.targetId);
     }
-    if (status >= 500) {
-      throw new GatewayError("upstream_unavailable", `backend error: upstream answered ${status}`);
-    }
     const contentType = (headers["content-type"] ?? "").toLowerCase();
+    const sse = contentType.startsWith("text/event-stream");
+    // A backend's error answer (4xx or 5xx) is relayed with its status; a streamed request
+    // answered without an event stream gets an error event, never an empty success.
     const kind: ResponseKind =
-      status >= 400
-        ? "upstream_error"
-        : contentType.startsWith("text/event-stream")
-          ? "sse"
-          : "json";
-    if (value.endOfStream && kind !== "upstream_error") {
+      status >= 400 ? "upstream_error" : call.stream && !sse ? "not_sse" : sse ? "sse" : "json";
+    if (value.endOfStream && kind !== "upstream_error" && kind !== "not_sse") {
       throw new GatewayError("upstream_unavailable", "backend error: the response has no body");
     }
     call.status = status;
-    this.response = new ResponseRelay(this.ctx, call, kind, status, (work) =>
+    this.response = new ResponseRelay(this.ctx, call, kind, status, headers, (work) =>
       this.finishOnce(work),
     );
     const set: Record<string, string> = { ...call.responseHeaders, "x-request-id": call.requestId };
-    if (kind === "sse")
+    if (kind === "sse" || kind === "not_sse")
       Object.assign(set, { "cache-control": "no-cache", "x-accel-buffering": "no" });
-    else set["content-type"] = "application/json; charset=utf-8";
+    if (kind === "not_sse") set["content-type"] = "text/event-stream; charset=utf-8";
+    else if (kind !== "sse") set["content-type"] = "application/json; charset=utf-8";
     if (value.endOfStream) await this.response.chunk(Buffer.alloc(0), true);
     return answer("responseHeaders", {
       headerMutation: { setHeaders: setHeaders(set), removeHeaders: ["content-length"] },

@@ -10,10 +10,11 @@ import {
   promptText,
   usageFromUpstream,
 } from "../../upstream/usage.js";
-import { failCall, upstreamClientError } from "../http/compat/call-lifecycle.js";
+import { failCall } from "../http/compat/call-lifecycle.js";
 import { SseRelay } from "../../upstream/sse-relay.js";
+import { relayedUpstreamError } from "../../upstream/upstream-failure.js";
 
-export type ResponseKind = "sse" | "json" | "upstream_error";
+export type ResponseKind = "sse" | "json" | "upstream_error" | "not_sse";
 
 /** What to do with one chunk of the upstream's response. */
 export type ChunkAnswer =
@@ -33,15 +34,21 @@ export class ResponseRelay {
   private held: Buffer[] = [];
   private heldBytes = 0;
   private over = false;
+  /** Part of the body arrived (so an exchange ending now cut it short). */
+  sawBody = false;
 
   constructor(
     private readonly ctx: AppContext,
     private readonly call: InferenceCall,
-    private readonly kind: ResponseKind,
+    readonly kind: ResponseKind,
     private readonly status: number,
+    private readonly headers: Record<string, string>,
     private readonly onFinish: (work: () => Promise<unknown>) => Promise<void>,
   ) {
-    this.sse = kind === "sse" ? new SseRelay(call, ctx.pipeline.openStreamFilter(call)) : undefined;
+    this.sse =
+      kind === "sse"
+        ? new SseRelay(call, (part) => ctx.pipeline.openStreamFilter(call, part))
+        : undefined;
   }
 
   get finished(): boolean {
@@ -50,7 +57,10 @@ export class ResponseRelay {
 
   async chunk(body: Buffer, end: boolean): Promise<ChunkAnswer> {
     if (this.over) return { kind: "replace", body: Buffer.alloc(0) };
+    if (body.length > 0) this.sawBody = true;
     if (this.sse) return this.sseChunk(this.sse, body, end);
+    if (this.kind === "not_sse")
+      return end ? this.notAStream() : { kind: "replace", body: Buffer.alloc(0) };
     this.heldBytes += body.length;
     if (this.heldBytes > MAX_HELD) {
       return this.fail(
@@ -66,12 +76,13 @@ export class ResponseRelay {
 
   private async sseChunk(sse: SseRelay, body: Buffer, end: boolean): Promise<ChunkAnswer> {
     let text = sse.push(body);
-    if (!sse.refused && end) text += sse.end();
-    if (sse.refused) {
-      const refusal = sse.refused;
+    if (!sse.stopped && end) text += sse.end();
+    const stop = sse.refused ?? sse.broken;
+    if (stop) {
+      const refusal = stop;
       const call = this.call;
       this.over = true;
-      call.outcome = "blocked";
+      call.outcome = sse.refused ? "blocked" : "stream_failed";
       call.usage ??= estimatedUsage(countTextTokens(promptText(call.body)), sse.completionTokens);
       if (call.captureContent) call.responseContent = { text: sse.captured, interrupted: true };
       call.responseDigest = sse.responseDigest(false);
@@ -87,6 +98,22 @@ export class ResponseRelay {
       if (call.captureContent) call.responseContent = { text: sse.captured };
       await this.onFinish(() => this.ctx.pipeline.finish(call));
     }
+    return { kind: "replace", body: Buffer.from(text, "utf8") };
+  }
+
+  /** A streamed request answered without an event stream: one error event, not an empty success. */
+  private async notAStream(): Promise<ChunkAnswer> {
+    const call = this.call;
+    const error = new GatewayError(
+      "upstream_unavailable",
+      "backend error: the backend answered a streamed request without an event stream",
+    );
+    this.over = true;
+    call.outcome = "stream_failed";
+    call.usage ??= estimatedUsage(countTextTokens(promptText(call.body)), 0);
+    const text = formatSseEvent(JSON.stringify(errorEnvelope(error)));
+    call.responseDigest = sha256Hex(text);
+    await this.onFinish(() => failCall(this.ctx, call, error));
     return { kind: "replace", body: Buffer.from(text, "utf8") };
   }
 
@@ -123,7 +150,7 @@ export class ResponseRelay {
   }
 
   private async relayClientError(raw: string): Promise<ChunkAnswer> {
-    const relayed = upstreamClientError(this.status, raw);
+    const relayed = relayedUpstreamError(this.status, this.headers, raw);
     this.call.outcome = "upstream_error";
     this.call.status = relayed.status;
     this.over = true;

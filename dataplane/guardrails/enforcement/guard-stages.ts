@@ -1,23 +1,19 @@
 import { GatewayError } from "../../core/errors.js";
 import { classificationRank, type ClassificationLevel } from "../../core/identity.js";
 import type { InferenceCall } from "../../core/inference-call.js";
-import type { PipelineStage, StreamTextFilter } from "../../core/pipeline.js";
+import type { PipelineStage } from "../../core/pipeline.js";
 import { createPlaceholderMap, restorePlaceholders, type PlaceholderMap } from "../pii/redact.js";
-import { placeholderRestoreScan } from "../pii/stream-scan.js";
 import { evaluateInput, evaluateOutput, type GuardrailEvaluation } from "../policy/evaluate.js";
-import { IncrementalScanner, type ScanSpan } from "../stream/incremental-scanner.js";
 import type { GuardConfig, GuardConfigService } from "./guard-config.js";
 import { runModelChecks, type ModelCheckDeps } from "./model-checks.js";
 import { requestTexts, responseTexts } from "./request-texts.js";
+import { streamGuard } from "./stream-guard.js";
 
 /** What the request guard leaves for the response guard of the same call. */
 interface CallGuardState {
   config: GuardConfig;
   placeholders: PlaceholderMap;
 }
-
-/** Longest value the stream guard catches whole across chunk boundaries. */
-const STREAM_WINDOW = 256;
 
 function refuse(e: GuardrailEvaluation): void {
   if (e.decision.kind === "block") throw new GatewayError(e.decision.code, e.decision.message);
@@ -85,9 +81,9 @@ function requestGuardStage(
 }
 
 /**
- * Guards the response: a non-streamed answer is evaluated whole; a streamed one through an
- * incremental scanner that holds back at most STREAM_WINDOW characters, so no unscanned byte
- * reaches the client and a value split over chunks is still caught. With restore_in_response,
+ * Guards the response: a non-streamed answer is evaluated whole (content, refusal, tool-call
+ * arguments); a streamed one part by part through stream-guard.ts, so a value split over chunks
+ * is still caught. With restore_in_response,
  * placeholders from the request are put back after the output was scanned.
  */
 function responseGuardStage(states: WeakMap<InferenceCall, CallGuardState>): PipelineStage {
@@ -111,11 +107,11 @@ function responseGuardStage(states: WeakMap<InferenceCall, CallGuardState>): Pip
       // The upstream's body is returned as it is unless a text changed (copy on write).
       return rewritten.size > 0 ? withTexts(body, responseTexts, rewritten) : body;
     },
-    openStreamFilter(call) {
+    openStreamFilter(call, part) {
       const state = states.get(call);
       // Nothing to check on output: relay every chunk as it comes, holding nothing back.
       if (!state || !checksOutput(state.config)) return undefined;
-      return streamGuard(call, state);
+      return streamGuard(call, state.config, state.placeholders, part);
     },
   };
 }
@@ -141,66 +137,4 @@ function checksOutput({ policy, rules }: GuardConfig): boolean {
     policy.pii.restore_in_response ||
     rules.some((r) => r.appliesTo("output"))
   );
-}
-
-function streamGuard(call: InferenceCall, state: CallGuardState): StreamTextFilter {
-  const { policy, rules } = state.config;
-  let lastBlock: { code: string; message: string } | undefined;
-  const guard = new IncrementalScanner({
-    window: STREAM_WINDOW,
-    scan: (text) => {
-      const e = evaluateOutput(policy, rules, text, { placeholders: state.placeholders });
-      if (e.decision.kind === "block") {
-        lastBlock = { code: e.decision.code, message: e.decision.message };
-        call.verdicts.push(...e.verdicts.filter((v) => v.action === "block"));
-        return { spans: [{ start: 0, end: text.length, label: e.decision.code, block: true }] };
-      }
-      if (e.decision.kind === "redact") {
-        const spans: ScanSpan[] = e.decision.placeholders.map((p) => ({
-          start: p.start,
-          end: p.end,
-          label: p.label,
-          replacement: p.placeholder,
-        }));
-        return { spans };
-      }
-      return { spans: [] };
-    },
-  });
-  const restore = policy.pii.restore_in_response
-    ? new IncrementalScanner({ window: 64, scan: placeholderRestoreScan(state.placeholders) })
-    : undefined;
-  let refusal: GatewayError | undefined;
-  const blocked = (label: string) => {
-    refusal ??= new GatewayError(
-      isBlockCode(label) ? label : "content_safety_block",
-      `the response was stopped by a guardrail on the model's output: ${lastBlock?.message ?? label}`,
-    );
-    return { emit: "", refusal };
-  };
-  return {
-    push(text) {
-      const g = guard.push(text);
-      if (g.blocked) return blocked(g.blocked.label);
-      return { emit: restore ? restore.push(g.emit).emit : g.emit };
-    },
-    end() {
-      const g = guard.end();
-      if (g.blocked) return blocked(g.blocked.label);
-      if (!restore) return { emit: g.emit };
-      return { emit: restore.push(g.emit).emit + restore.end().emit };
-    },
-  };
-}
-
-function isBlockCode(
-  label: string,
-): label is
-  "pii_policy_block" | "content_safety_block" | "custom_rule_block" | "prompt_injection_detected" {
-  return [
-    "pii_policy_block",
-    "content_safety_block",
-    "custom_rule_block",
-    "prompt_injection_detected",
-  ].includes(label);
 }

@@ -40,14 +40,29 @@ function slot(holder: Record<string, unknown>, key: string): TextSlot {
   return { text: holder[key] as string, set: (value) => (holder[key] = value) };
 }
 
-/** The completion texts of a non-streamed response (chat and transcription). */
+/**
+ * The completion texts of a non-streamed response (chat and transcription): each choice's content,
+ * refusal and tool-call arguments.
+ */
 export function responseTexts(body: Record<string, unknown>): TextSlot[] {
   const slots: TextSlot[] = [];
   const choices = Array.isArray(body.choices) ? (body.choices as Record<string, unknown>[]) : [];
   for (const c of choices) {
     const msg = c?.message as Record<string, unknown> | undefined;
-    if (msg && typeof msg.content === "string") slots.push(slot(msg, "content"));
+    if (!msg || typeof msg !== "object") continue;
+    if (typeof msg.content === "string") slots.push(slot(msg, "content"));
+    if (typeof msg.refusal === "string") slots.push(slot(msg, "refusal"));
+    const calls = Array.isArray(msg.tool_calls)
+      ? (msg.tool_calls as Record<string, unknown>[])
+      : [];
+    for (const call of calls) {
+      const fn = call?.function as Record<string, unknown> | undefined;
+      if (fn && typeof fn.arguments === "string") slots.push(slot(fn, "arguments"));
+    }
   }
   if (typeof body.text === "string") slots.push(slot(body, "text"));
+  // A verbose_json transcription repeats its text in segments.
+  const segments = Array.isArray(body.segments) ? (body.segments as Record<string, unknown>[]) : [];
+  for (const s of segments) if (s && typeof s.text === "string") slots.push(slot(s, "text"));
   return slots;
 }

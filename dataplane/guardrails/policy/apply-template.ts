@@ -80,5 +80,9 @@ export function applyTemplate(policy: GuardrailPolicy, name: TemplateName): Guar
           : policy.classification.pii_floor,
     },
     fail_mode: policy.fail_mode === "closed" || template.fail_mode === "closed" ? "closed" : "open",
+    stream_mode:
+      policy.stream_mode === "buffered" || template.stream_mode === "buffered"
+        ? "buffered"
+        : "low_latency",
   });
 }

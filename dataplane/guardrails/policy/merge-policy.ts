@@ -35,6 +35,7 @@ export function mergePolicy(base: GuardrailPolicy, patch: PolicyPatch): Guardrai
     ...base,
     ...defined({
       fail_mode: patch.fail_mode,
+      stream_mode: patch.stream_mode,
       model_checks: patch.model_checks,
     }),
     pii: { ...base.pii, ...pii, entities: mergeEntries(base.pii.entities, entities) },

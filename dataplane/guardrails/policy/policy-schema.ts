@@ -15,6 +15,13 @@ export const PII_ACTIONS = ["block", "redact"] as const;
 export const PII_ENTITY_ACTIONS = ["block", "redact", "allow"] as const;
 export const DETECTOR_ACTIONS = ["block", "flag"] as const;
 export const FAIL_MODES = ["open", "closed"] as const;
+/**
+ * How streamed answers are guarded on output. low_latency: every character no detector could still
+ * extend into a match is released at once (whole-text checks stop the stream when they trip);
+ * buffered: nothing is released before it was scanned with 192 characters of look-ahead.
+ */
+export const STREAM_MODES = ["low_latency", "buffered"] as const;
+export type StreamMode = (typeof STREAM_MODES)[number];
 
 export type PiiEntityAction = (typeof PII_ENTITY_ACTIONS)[number];
 export type FailMode = (typeof FAIL_MODES)[number];
@@ -39,6 +46,7 @@ const fields = {
   },
   classification: { pii_floor: z.enum(CLASSIFICATION_LEVELS) },
   fail_mode: z.enum(FAIL_MODES),
+  stream_mode: z.enum(STREAM_MODES),
 };
 
 /**
@@ -85,6 +93,7 @@ export const guardrailPolicySchema = z.strictObject({
     .strictObject({ pii_floor: fields.classification.pii_floor.default("confidential") })
     .prefault({}),
   fail_mode: fields.fail_mode.default("closed"),
+  stream_mode: fields.stream_mode.default("low_latency"),
   /** Classifier models asked about every request, in addition to the built-in detectors. */
   model_checks: z.array(modelCheckSchema).max(5).default([]),
 });
@@ -117,6 +126,7 @@ export const policyPatchSchema = z.strictObject({
     .optional(),
   classification: z.strictObject(fields.classification).partial().optional(),
   fail_mode: fields.fail_mode.optional(),
+  stream_mode: fields.stream_mode.optional(),
   /** Replaces the list (an empty list removes every model check). */
   model_checks: z.array(modelCheckSchema).max(5).optional(),
 });

@@ -22,6 +22,8 @@ import type { Span } from "../verdict.js";
 export interface ScanSpan extends Span {
   label: string;
   replacement?: string;
+  /** Computes the replacement when the span is released (allocates a placeholder only then). */
+  resolve?: () => string;
   block?: boolean;
 }
 
@@ -39,6 +41,8 @@ export interface IncrementalScannerOptions {
 
 export interface ScannerOutput {
   emit: string;
+  /** Characters of the original text released so far. */
+  consumed?: number;
   blocked?: { label: string };
 }
 
@@ -55,6 +59,7 @@ export class IncrementalScanner {
   /** Received but not yet emitted. */
   private pending = "";
   private blocked: { label: string } | undefined;
+  private released = 0;
 
   constructor(options: IncrementalScannerOptions) {
     if (!Number.isInteger(options.window) || options.window < 1)
@@ -98,7 +103,7 @@ export class IncrementalScanner {
     }
     if (!final && cut < text.length && cut > offset && isHighSurrogate(text.charCodeAt(cut - 1)))
       cut -= 1;
-    if (cut <= offset) return { emit: "" };
+    if (cut <= offset) return { emit: "", consumed: this.released };
 
     const parts: string[] = [];
     let at = offset;
@@ -112,8 +117,9 @@ export class IncrementalScanner {
     if (at < cut) parts.push(text.slice(at, cut));
     const emitted = text.slice(0, Math.max(cut, at));
     const consumed = Math.max(cut, at);
+    this.released += consumed - offset;
     this.context = emitted.slice(Math.max(0, emitted.length - this.window));
     this.pending = text.slice(consumed);
-    return { emit: parts.join("") };
+    return { emit: parts.join(""), consumed: this.released };
   }
 }

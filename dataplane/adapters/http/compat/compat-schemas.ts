@@ -56,14 +56,16 @@ export const embeddingRequest = z.looseObject({
   evident: z.strictObject({ classification: z.enum(CLASSIFICATION_LEVELS).optional() }).optional(),
 });
 
-const openAiModel = z.object({
-  id: z.string(),
-  object: z.literal("model"),
-  created: z.number().int(),
-  owned_by: z.string(),
-  root: z.string().optional(),
-  aliases: z.array(z.string()).optional(),
-  required_tier: z.string().optional(),
-});
+export const compatModel = z
+  .object({
+    id: z.string(),
+    object: z.literal("model"),
+    created: z.number().int(),
+    owned_by: z.string(),
+    root: z.string().optional(),
+    aliases: z.array(z.string()).optional(),
+    required_tier: z.string().optional(),
+  })
+  .meta({ id: "Model" });
 
-export const modelList = z.object({ object: z.literal("list"), data: z.array(openAiModel) });
+export const modelList = z.object({ object: z.literal("list"), data: z.array(compatModel) });

@@ -9,7 +9,8 @@ import busboy from "busboy";
 import { GatewayError } from "../../../core/errors.js";
 
 export interface SpooledUpload {
-  fields: Record<string, string>;
+  /** Form fields; a field sent more than once (`timestamp_granularities[]`) keeps every value. */
+  fields: Record<string, string | string[]>;
   file: { path: string; filename: string; mimeType: string; size: number };
   cleanup(): Promise<void>;
 }
@@ -28,7 +29,7 @@ export async function spoolMultipart(
 ): Promise<SpooledUpload> {
   const dir = await mkdtemp(path.join(tmpdir(), "evident-upload-"));
   const cleanup = () => rm(dir, { recursive: true, force: true });
-  const fields: Record<string, string> = {};
+  const fields: Record<string, string | string[]> = {};
   let file: SpooledUpload["file"] | undefined;
   let parser: busboy.Busboy;
   try {
@@ -46,7 +47,9 @@ export async function spoolMultipart(
   const writes: Promise<void>[] = [];
   let tooLarge = false;
   parser.on("field", (name, value) => {
-    fields[name] = value;
+    const before = fields[name];
+    if (before === undefined) fields[name] = value;
+    else fields[name] = Array.isArray(before) ? [...before, value] : [before, value];
   });
   parser.on("file", (name, stream, info) => {
     if (name !== "file" || file) {

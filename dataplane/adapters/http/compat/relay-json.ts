@@ -13,13 +13,10 @@ import {
   usageFromUpstream,
 } from "../../../upstream/usage.js";
 import type { RouteResult } from "../route-table.js";
+import { readUpstreamBody, relayedUpstreamError } from "../../../upstream/upstream-failure.js";
+import { clientAbortSignal, failCall, upstreamBody } from "./call-lifecycle.js";
 import { relayCachedJson } from "./relay-cached.js";
-import {
-  clientAbortSignal,
-  failCall,
-  upstreamBody,
-  upstreamClientError,
-} from "./call-lifecycle.js";
+import { guardTranscriptText } from "./transcript-text.js";
 
 const MAX_UPSTREAM_JSON = 64 * 1024 * 1024;
 
@@ -27,6 +24,8 @@ export interface JsonRelayOptions {
   path: string;
   /** Builds the upstream request body for a target; default: the call's JSON body. */
   build?: (call: InferenceCall, upstreamModel: string) => Pick<UpstreamRequest, "body" | "headers">;
+  /** Transcriptions: a text answer (text, srt, vtt) is relayed with the backend's content type. */
+  textAnswers?: boolean;
 }
 
 /**
@@ -79,14 +78,21 @@ export async function executeJsonCall(
     );
     call.target = forwarded.target;
     const { response } = forwarded;
-    const raw = await readBounded(response.body, MAX_UPSTREAM_JSON);
+    const raw = await readUpstreamBody(response.body, MAX_UPSTREAM_JSON);
     if (response.status >= 400) {
-      const relayed = upstreamClientError(response.status, raw);
+      const relayed = relayedUpstreamError(response.status, response.headers, raw);
       call.outcome = "upstream_error";
       call.status = relayed.status;
       await ctx.pipeline.finish(call);
-      return { ...relayed, headers: call.responseHeaders };
+      return {
+        status: relayed.status,
+        body: relayed.body,
+        headers: { ...call.responseHeaders, ...relayed.headers },
+      };
     }
+    const contentType = String(response.headers["content-type"] ?? "");
+    if (options.textAnswers && !/json/i.test(contentType))
+      return await relayText(ctx, call, raw, contentType);
     let json: Record<string, unknown>;
     try {
       json = JSON.parse(raw) as Record<string, unknown>;
@@ -117,14 +123,22 @@ export async function executeJsonCall(
   }
 }
 
-async function readBounded(body: AsyncIterable<Uint8Array>, max: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > max)
-      throw new GatewayError("upstream_unavailable", "backend error: response too large");
-    chunks.push(Buffer.from(chunk));
-  }
-  return Buffer.concat(chunks).toString("utf8");
+/** A transcription in text, srt or vtt: its words guarded, relayed with its content type. */
+async function relayText(
+  ctx: AppContext,
+  call: InferenceCall,
+  raw: string,
+  contentType: string,
+): Promise<RouteResult> {
+  const text = await guardTranscriptText(raw, (body) => ctx.pipeline.transformResponse(call, body));
+  call.usage = estimatedUsage(countTextTokens(promptText(call.body)), countTextTokens(text));
+  call.responseDigest = sha256Hex(text);
+  if (call.captureContent) call.responseContent = { text };
+  call.outcome = "completed";
+  call.status = 200;
+  await ctx.pipeline.finish(call);
+  const type = /^[\w.+-]+\/[\w.+-]+(?:;[ \w=.+-]*)?$/.test(contentType)
+    ? contentType
+    : "text/plain";
+  return { status: 200, body: text, headers: { ...call.responseHeaders, "content-type": type } };
 }

@@ -10,11 +10,13 @@ import { countTextTokens, estimatedUsage, promptText } from "../../../upstream/u
 import type { RouteResult } from "../route-table.js";
 import { relayCachedStream } from "./relay-cached.js";
 import {
-  clientAbortSignal,
-  failCall,
-  upstreamBody,
-  upstreamClientError,
-} from "./call-lifecycle.js";
+  readUpstreamBody,
+  relayedUpstreamError,
+  upstreamFailure,
+} from "../../../upstream/upstream-failure.js";
+import { clientAbortSignal, failCall, upstreamBody } from "./call-lifecycle.js";
+
+const MAX_UPSTREAM_ERROR = 1024 * 1024;
 
 /**
  * A streamed chat completion. Until the upstream answers with a stream, failures are ordinary
@@ -58,13 +60,18 @@ export async function relayStream(
       { retries: ctx.config.UPSTREAM_RETRIES, signal: abort.signal },
     );
     call.target = forwarded.target;
-    if (forwarded.response.status >= 400) {
-      const text = await forwarded.response.body.text();
-      const relayed = upstreamClientError(forwarded.response.status, text);
+    const { response } = forwarded;
+    if (response.status >= 400) {
+      const text = await readUpstreamBody(response.body, MAX_UPSTREAM_ERROR);
+      const relayed = relayedUpstreamError(response.status, response.headers, text);
       call.outcome = "upstream_error";
       call.status = relayed.status;
       await ctx.pipeline.finish(call);
-      return { ...relayed, headers: call.responseHeaders };
+      return {
+        status: relayed.status,
+        body: relayed.body,
+        headers: { ...call.responseHeaders, ...relayed.headers },
+      };
     }
   } catch (err) {
     if (abort.signal.aborted) call.outcome = "client_aborted";
@@ -82,7 +89,7 @@ export async function relayStream(
     "x-request-id": call.requestId,
   });
   raw.flushHeaders();
-  const relay = new SseRelay(call, ctx.pipeline.openStreamFilter(call));
+  const relay = new SseRelay(call, (part) => ctx.pipeline.openStreamFilter(call, part));
   const write = async (text: string) => {
     if (text.length === 0 || raw.destroyed) return;
     if (!raw.write(text)) await Promise.race([once(raw, "drain"), once(raw, "close")]);
@@ -90,15 +97,30 @@ export async function relayStream(
   const estimate = () =>
     estimatedUsage(countTextTokens(promptText(call.body)), relay.completionTokens);
   try {
-    for await (const chunk of forwarded.response.body) {
-      await write(relay.push(chunk as Uint8Array));
-      if (relay.refused) break;
+    const contentType = String(forwarded.response.headers["content-type"] ?? "");
+    if (!/^text\/event-stream/i.test(contentType)) {
+      await forwarded.response.body.dump().catch(() => undefined);
+      throw new GatewayError(
+        "upstream_unavailable",
+        "backend error: the backend answered a streamed request without an event stream",
+      );
+    }
+    try {
+      for await (const chunk of forwarded.response.body) {
+        await write(relay.push(chunk as Uint8Array));
+        if (relay.stopped) break;
+      }
+    } catch (err) {
+      if (!abort.signal.aborted) throw upstreamFailure(err);
+      throw err;
     }
     // The rest and `[DONE]` go out only once metering and audit have completed.
-    const tail = relay.refused ? "" : relay.end();
-    if (relay.refused) {
+    const tail = relay.stopped ? "" : relay.end();
+    const stop = relay.refused ?? relay.broken;
+    if (stop) {
+      await write(tail);
       forwarded.response.body.destroy();
-      throw relay.refused;
+      throw stop;
     }
     call.usage ??= estimate();
     call.outcome = "completed";

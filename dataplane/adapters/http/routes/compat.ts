@@ -12,6 +12,7 @@ import { errorSchema } from "../common-schemas.js";
 import { declaredClassification } from "../compat/call-lifecycle.js";
 import {
   chatCompletionRequestWithPrompt,
+  compatModel,
   embeddingRequest,
   modelList,
 } from "../compat/compat-schemas.js";
@@ -100,7 +101,10 @@ export function compatRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary: `Transcribe an audio file (multipart/form-data: file, model, ...; at most MAX_AUDIO_BYTES)`,
       rawBody: true,
       responses: {
-        200: { description: "TranscriptionResponse" },
+        200: {
+          description:
+            "TranscriptionResponse (json, verbose_json) or the transcript as text, srt or vtt with the backend's content type",
+        },
         413: { description: "audio file over the limit", schema: errorSchema },
         ...inferenceErrors,
       },
@@ -119,7 +123,7 @@ export function compatRoutes(ctx: AppContext): AnyRouteSpec[] {
             z.looseObject({ model: z.string().min(1).max(256) }),
             upload.fields,
             "body",
-          ) as Record<string, string>;
+          ) as Record<string, string | string[]>;
           const call = startCall(ctx, input, "audio.transcriptions", fields);
           // A file-backed Blob: read from disk on each attempt, never loaded whole into memory.
           const audio = await openAsBlob(upload.file.path, { type: upload.file.mimeType });
@@ -129,12 +133,15 @@ export function compatRoutes(ctx: AppContext): AnyRouteSpec[] {
               // undici only streams FormData from its own package (not the global one).
               const form = new FormData();
               for (const [k, v] of Object.entries(c.body)) {
-                if (k !== "model" && typeof v === "string") form.append(k, v);
+                if (k === "model") continue;
+                for (const value of Array.isArray(v) ? v : [v])
+                  if (typeof value === "string") form.append(k, value);
               }
               form.append("model", upstreamModel);
               form.append("file", audio, upload.file.filename);
               return { body: form, headers: {} };
             },
+            textAnswers: true,
           });
         } finally {
           await upload.cleanup();
@@ -143,34 +150,58 @@ export function compatRoutes(ctx: AppContext): AnyRouteSpec[] {
     }),
     route({
       method: "GET",
+      path: "/v1/models/:model",
+      tag: "compatible",
+      summary: "One routable model or alias, in the OpenAI model shape (the SDK's models.retrieve)",
+      params: modelParams,
+      responses: {
+        200: { description: "model", schema: compatModel },
+        401: { description: "missing or invalid API key", schema: errorSchema },
+        404: { description: "model not found", schema: errorSchema },
+      },
+      handler: async ({ caller, params }) => {
+        const entry = modelEntries(ctx, caller as Caller).find((m) => m.id === params.model);
+        if (!entry) throw new GatewayError("model_not_found", `model ${params.model} not found`);
+        return { status: 200, body: entry };
+      },
+    }),
+    route({
+      method: "GET",
       path: "/v1/models",
       tag: "compatible",
       summary: "Routable models and their aliases, in the OpenAI list shape",
       responses: { 200: { description: "model list", schema: modelList } },
-      handler: async ({ caller }) => {
-        const models = ctx.routing.current.list((caller as Caller).customer.id);
-        const data = models.flatMap((m) => {
-          const created = Math.floor(m.createdAt.getTime() / 1000);
-          const main = {
-            id: m.name,
-            object: "model" as const,
-            created,
-            owned_by: "evident",
-            aliases: m.aliases,
-            required_tier: m.requiredTier,
-          };
-          const aliases = m.aliases.map((a) => ({
-            id: a,
-            object: "model" as const,
-            created,
-            owned_by: "evident",
-            root: m.name,
-            required_tier: m.requiredTier,
-          }));
-          return [main, ...aliases];
-        });
-        return { status: 200, body: { object: "list", data } };
-      },
+      handler: async ({ caller }) => ({
+        status: 200,
+        body: { object: "list", data: modelEntries(ctx, caller as Caller) },
+      }),
     }),
   ];
+}
+
+const modelParams = z.object({ model: z.string().min(1).max(256) });
+
+/** Every model the caller can route to, and each alias as its own entry (with `root`). */
+function modelEntries(ctx: AppContext, caller: Caller) {
+  const models = ctx.routing.current.list(caller.customer.id);
+  return models.flatMap((m) => {
+    const created = Math.floor(m.createdAt.getTime() / 1000);
+    const main = {
+      id: m.name,
+      object: "model" as const,
+      created,
+      owned_by: "evident",
+      aliases: m.aliases,
+      required_tier: m.requiredTier,
+    };
+    const aliases = m.aliases.map((a) => ({
+      id: a,
+      object: "model" as const,
+      created,
+      owned_by: "evident",
+      root: m.name,
+      required_tier: m.requiredTier,
+    }));
+    return [main, ...aliases];
+  });
 }

@@ -1,0 +1,203 @@
+import { GatewayError } from "../../core/errors.js";
+import type { InferenceCall } from "../../core/inference-call.js";
+import type { StreamFilterResult, StreamPart, StreamTextFilter } from "../../core/pipeline.js";
+import { isPiiEntity } from "../pii/entities.js";
+import {
+  longestPlaceholder,
+  placeholderFor,
+  restorePlaceholders,
+  type PlaceholderMap,
+} from "../pii/redact.js";
+import { placeholderRestoreScan } from "../pii/stream-scan.js";
+import { evaluateOutput } from "../policy/evaluate.js";
+import type { GuardrailPolicy } from "../policy/policy-schema.js";
+import type { CompiledRule } from "../rules/compile-rule.js";
+import {
+  KeywordPrefixes,
+  placeholderHoldFrom,
+  trailingTokenFrom,
+  valueHoldFrom,
+} from "../stream/hold-back.js";
+import {
+  IncrementalScanner,
+  type ScanResult,
+  type ScanSpan,
+} from "../stream/incremental-scanner.js";
+import { LowLatencyScanner } from "../stream/low-latency-scanner.js";
+import type { GuardConfig } from "./guard-config.js";
+
+/** Buffered mode: the longest value caught whole across chunk boundaries. */
+const STREAM_WINDOW = 256;
+/** Low latency: whole-text checks run from this many characters on, then on every 25% growth. */
+const WHOLE_TEXT_STEP = 256;
+
+interface Scanner {
+  push(text: string): { emit: string; consumed?: number; blocked?: { label: string } };
+  end(): { emit: string; consumed?: number; blocked?: { label: string } };
+}
+
+type BlockCode =
+  "pii_policy_block" | "content_safety_block" | "custom_rule_block" | "prompt_injection_detected";
+
+const BLOCK_CODES: readonly string[] = [
+  "pii_policy_block",
+  "content_safety_block",
+  "custom_rule_block",
+  "prompt_injection_detected",
+];
+
+function isBlockCode(label: string): label is BlockCode {
+  return BLOCK_CODES.includes(label);
+}
+
+function copyMap(map: PlaceholderMap): PlaceholderMap {
+  return {
+    originalByPlaceholder: new Map(map.originalByPlaceholder),
+    placeholderByValue: new Map(map.placeholderByValue),
+    countByEntity: new Map(map.countByEntity),
+  };
+}
+
+/** Where a value could still be growing, for every span detector of the policy. */
+function holdFor(policy: GuardrailPolicy, rules: readonly CompiledRule[], part: StreamPart) {
+  const output = rules.filter((r) => r.appliesTo("output"));
+  const keywords = output
+    .filter((r) => r.definition.kind === "keyword")
+    .map((r) => new KeywordPrefixes(r.definition.keywords ?? [], r.definition.whole_word ?? true));
+  const regex = output.some((r) => r.definition.kind === "regex");
+  const values = policy.pii.enabled || output.some((r) => r.definition.kind === "pii");
+  const strict = part.field === "arguments";
+  return (text: string, from: number): number => {
+    let at = values ? valueHoldFrom(text, from, { strict }) : text.length;
+    for (const k of keywords) at = Math.min(at, k.holdFrom(text, from));
+    if (regex) at = Math.min(at, trailingTokenFrom(text, from));
+    return at;
+  };
+}
+
+/** Puts the request's originals back, holding only a "[" that may open a placeholder. */
+class PlaceholderRestorer implements Scanner {
+  private pending = "";
+  constructor(private readonly map: PlaceholderMap) {}
+  push(text: string) {
+    this.pending += text;
+    const cut = placeholderHoldFrom(this.pending, 0, longestPlaceholder(this.map) + 1);
+    const out = restorePlaceholders(this.pending.slice(0, cut), this.map);
+    this.pending = this.pending.slice(cut);
+    return { emit: out };
+  }
+  end() {
+    const out = restorePlaceholders(this.pending, this.map);
+    this.pending = "";
+    return { emit: out };
+  }
+}
+
+/**
+ * The output guard of one part of a streamed answer (a choice's content or refusal, one tool
+ * call's arguments), in the policy's stream_mode: low_latency releases at once every character no
+ * detector could still extend (LowLatencyScanner), buffered holds a 256-character window
+ * (IncrementalScanner). A block ends the stream with a refusal and records where it stopped.
+ */
+export function streamGuard(
+  call: InferenceCall,
+  config: GuardConfig,
+  placeholders: PlaceholderMap,
+  part: StreamPart,
+): StreamTextFilter {
+  const { policy, rules } = config;
+  const lowLatency = policy.stream_mode !== "buffered";
+  // Low latency: span detectors on the held text; content safety judges the text so far, in
+  // wholeText (a classifier has too little evidence on a sentence fragment).
+  const spanPolicy: GuardrailPolicy = lowLatency
+    ? { ...policy, safety: { ...policy.safety, enabled: false } }
+    : policy;
+  let lastBlock: { code: string; message: string } | undefined;
+  const scan = (text: string): ScanResult => {
+    // Low latency scans held text that may still grow: placeholders are allocated in a scratch
+    // copy, and in the request's map only for values actually released (resolve).
+    const map = lowLatency ? copyMap(placeholders) : placeholders;
+    const e = evaluateOutput(spanPolicy, rules, text, { placeholders: map });
+    if (e.decision.kind === "block") {
+      lastBlock = { code: e.decision.code, message: e.decision.message };
+      call.verdicts.push(...e.verdicts.filter((v) => v.action === "block"));
+      return { spans: [{ start: 0, end: text.length, label: e.decision.code, block: true }] };
+    }
+    if (e.decision.kind !== "redact") return { spans: [] };
+    const spans: ScanSpan[] = e.decision.placeholders.map((p) => {
+      const entity = /^\[([A-Z_]+)_\d+\]$/.exec(p.placeholder)?.[1] ?? "";
+      const span: ScanSpan = {
+        start: p.start,
+        end: p.end,
+        label: p.label,
+        replacement: p.placeholder,
+      };
+      if (lowLatency && isPiiEntity(entity))
+        span.resolve = () => placeholderFor(placeholders, entity, text.slice(p.start, p.end));
+      return span;
+    });
+    return { spans };
+  };
+  const wholeRules = rules.filter(
+    (r) => r.appliesTo("output") && r.definition.kind === "max_tokens",
+  );
+  const wholePolicy: GuardrailPolicy = { ...policy, pii: { ...policy.pii, enabled: false } };
+  const wholeText =
+    policy.safety.enabled || wholeRules.length > 0
+      ? (text: string) => {
+          const e = evaluateOutput(wholePolicy, wholeRules, text, { placeholders });
+          if (e.decision.kind !== "block") return undefined;
+          lastBlock = { code: e.decision.code, message: e.decision.message };
+          call.verdicts.push(...e.verdicts.filter((v) => v.action === "block"));
+          return e.decision.code;
+        }
+      : undefined;
+  const guard: Scanner = lowLatency
+    ? new LowLatencyScanner({
+        scan,
+        holdFrom: holdFor(policy, rules, part),
+        wholeText,
+        wholeTextStep: WHOLE_TEXT_STEP,
+      })
+    : new IncrementalScanner({ window: STREAM_WINDOW, scan });
+  const restore: Scanner | undefined = !policy.pii.restore_in_response
+    ? undefined
+    : policy.stream_mode === "buffered"
+      ? new IncrementalScanner({ window: 64, scan: placeholderRestoreScan(placeholders) })
+      : new PlaceholderRestorer(placeholders);
+
+  let refusal: GatewayError | undefined;
+  let released = 0;
+  const blocked = (label: string): StreamFilterResult => {
+    if (refusal === undefined) {
+      const code = isBlockCode(label) ? label : "content_safety_block";
+      refusal = new GatewayError(
+        code,
+        `the response was stopped by a guardrail on the model's output: ${lastBlock?.message ?? label}`,
+      );
+      call.streamStop ??= {
+        choice: part.choice,
+        field: part.field,
+        ...(part.tool === undefined ? {} : { tool: part.tool }),
+        releasedChars: released,
+        code,
+      };
+    }
+    return { emit: "", refusal };
+  };
+  return {
+    push(text) {
+      const g = guard.push(text);
+      if (g.blocked) return blocked(g.blocked.label);
+      released = g.consumed ?? released;
+      return { emit: restore ? restore.push(g.emit).emit : g.emit, consumed: released };
+    },
+    end() {
+      const g = guard.end();
+      if (g.blocked) return blocked(g.blocked.label);
+      released = g.consumed ?? released;
+      if (!restore) return { emit: g.emit, consumed: released };
+      return { emit: restore.push(g.emit).emit + restore.end().emit, consumed: released };
+    },
+  };
+}

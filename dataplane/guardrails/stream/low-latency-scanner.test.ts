@@ -1,0 +1,119 @@
+import test from "ava";
+import { detectPii } from "../pii/detect.js";
+import { redactPii } from "../pii/redact.js";
+import { createPlaceholderMap, placeholderFor } from "../pii/redact.js";
+import { piiStreamScan } from "../pii/stream-scan.js";
+import { PII_ENTITIES, type PiiEntity } from "../pii/entities.js";
+import { valueHoldFrom } from "./hold-back.js";
+import { LowLatencyScanner, type LowLatencyScannerOptions } from "./low-latency-scanner.js";
+
+/** Redacts every PII type; placeholders are numbered only for values actually released. */
+const redactAll = () => {
+  const map = createPlaceholderMap();
+  const actions = Object.fromEntries(PII_ENTITIES.map((e) => [e, "redact" as const]));
+  return (text: string) => {
+    const scratch = piiStreamScan({ actions, map: structuredClone(map) })(text);
+    return {
+      spans: scratch.spans.map((span) => ({
+        ...span,
+        resolve: () =>
+          placeholderFor(map, span.label as PiiEntity, text.slice(span.start, span.end)),
+      })),
+    };
+  };
+};
+
+function scanner(extra: Partial<LowLatencyScannerOptions> = {}): LowLatencyScanner {
+  return new LowLatencyScanner({ scan: redactAll(), holdFrom: valueHoldFrom, ...extra });
+}
+
+function run(s: LowLatencyScanner, chunks: readonly string[]) {
+  const emitted: string[] = [];
+  for (const chunk of chunks) {
+    const r = s.push(chunk);
+    if (r.blocked) return { emitted, out: emitted.join(""), blocked: r.blocked.label };
+    emitted.push(r.emit);
+  }
+  const last = s.end();
+  if (last.blocked) return { emitted, out: emitted.join(""), blocked: last.blocked.label };
+  emitted.push(last.emit);
+  return { emitted, out: emitted.join(""), blocked: undefined };
+}
+
+const PROSE =
+  "The committee met on a grey morning to review the plans for the new library. Most members " +
+  "agreed that the building should open before winter, although several worried about the cost " +
+  "of heating such a large reading room. Has anyone asked the council? They said the budget was " +
+  "tight, but the architects promised a design that would keep the warm air where readers sit.";
+
+/** Splits prose the way a model streams it: one word (with its leading space) per chunk. */
+const tokens = (text: string) => text.match(/\s*\S+/g) ?? [];
+
+test("prose is released in the chunk that brought it: nothing held, nothing merged", (t) => {
+  const chunks = tokens(PROSE);
+  const { emitted, out } = run(scanner(), chunks);
+  t.is(out, PROSE);
+  const asSent = chunks.filter((chunk, i) => emitted[i] === chunk).length;
+  t.true(asSent / chunks.length >= 0.95, `${asSent} of ${chunks.length} chunks as sent`);
+});
+
+test("a PII value split at every position, or streamed a character at a time, never leaks", (t) => {
+  const values = [
+    "jane@example.com",
+    "mary.smith@example.org",
+    "4111 1111 1111 1111",
+    "GB82WEST12345698765432",
+    "+44 20 7946 0958",
+    "ghp_R2d2C3poXwingYodaLukeLeiaHanChew1234",
+  ];
+  for (const value of values) {
+    const text = `Sure, here it is: ${value}. Anything else?`;
+    const expected = redactPii(text, detectPii(text)).text;
+    t.not(expected, text, value);
+    for (let cut = 0; cut <= text.length; cut++) {
+      const { out } = run(scanner(), [text.slice(0, cut), text.slice(cut)]);
+      t.is(out, expected, `${value} cut at ${cut}`);
+    }
+    t.is(run(scanner(), [...text]).out, expected, `${value} one character at a time`);
+    t.is(run(scanner(), tokens(text)).out, expected, `${value} word by word`);
+  }
+});
+
+test("only the tail that could still be a value is held", (t) => {
+  const held = (text: string) => text.slice(valueHoldFrom(text, 0));
+  t.is(held("the plans for the new library"), "");
+  t.is(held("call me on +44 20 79"), " +44 20 79");
+  t.is(held("write to ma"), " ma");
+  t.is(held("ask Maria"), " Maria");
+  t.is(held("ask Maria Yefremova "), " Maria Yefremova ");
+  t.is(held("The"), "");
+  t.is(held("Has"), "");
+  t.is(held("in 2024 we"), "");
+  t.is(held("ok"), "");
+  t.is(
+    '{"email": "jdoe'.slice(valueHoldFrom('{"email": "jdoe', 0, { strict: true })),
+    ' "jdoe',
+    "tool-call arguments: the trailing token is always held",
+  );
+});
+
+test("a whole-text check stops the stream the moment it trips; what was sent stays sent", (t) => {
+  const s = scanner({
+    wholeText: (text) => (text.includes("forbidden") ? "content_safety_block" : undefined),
+    wholeTextStep: 1,
+  });
+  const first = s.push("All fine so far. ");
+  t.is(first.emit, "All fine so far. ");
+  const second = s.push("Now the forbidden part");
+  t.is(second.blocked?.label, "content_safety_block");
+  t.is(second.emit, "");
+  t.is(second.consumed, "All fine so far. ".length, "where the stream stopped");
+  t.deepEqual(s.end().blocked, { label: "content_safety_block" });
+});
+
+test("at most maxHold characters are held", (t) => {
+  const s = scanner({ maxHold: 16 });
+  const out = s.push("x 12345678901234567890123456789012345");
+  t.true(out.emit.length > 0);
+  t.true(36 - out.consumed <= 16);
+});

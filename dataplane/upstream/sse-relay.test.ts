@@ -1,0 +1,127 @@
+import test from "ava";
+import type { InferenceCall } from "../core/inference-call.js";
+import type { StreamTextFilter } from "../core/pipeline.js";
+import { SseRelay } from "./sse-relay.js";
+
+type Json = Record<string, unknown>;
+
+const callWith = (body: Json): InferenceCall => ({ body, captureContent: false }) as InferenceCall;
+
+/** Holds everything until "." arrives, then releases it with "secret" redacted. */
+function holdUntilDot(): StreamTextFilter {
+  let held = "";
+  let consumed = 0;
+  const release = () => {
+    consumed += held.length;
+    const out = held.replace("secret", "[X]");
+    held = "";
+    return { emit: out, consumed };
+  };
+  return {
+    push(text) {
+      held += text;
+      return held.includes(".") ? release() : { emit: "", consumed };
+    },
+    end: release,
+  };
+}
+
+const event = (json: Json) => new TextEncoder().encode(`data: ${JSON.stringify(json)}\n\n`);
+const meta = { id: "chatcmpl-1", object: "chat.completion.chunk", created: 7, model: "m" };
+const chunk = (index: number, delta: Json, extra: Json = {}): Json => ({
+  ...meta,
+  system_fingerprint: "fp_1",
+  choices: [{ index, delta, logprobs: null, finish_reason: null, ...extra }],
+  usage: null,
+});
+const logprob = (token: string) => ({ content: [{ token, logprob: -1, top_logprobs: [] }] });
+
+function parse(out: string): Json[] {
+  return out
+    .split("\n\n")
+    .filter((e) => e.startsWith("data: {"))
+    .map((e) => JSON.parse(e.slice(6)) as Json);
+}
+
+test("held text goes out in its choice's own chunk before its finish_reason, with the upstream's ids; no usage key unless asked", (t) => {
+  const relay = new SseRelay(callWith({}), () => holdUntilDot());
+  let out = "";
+  out += relay.push(event(chunk(0, { role: "assistant", content: "" })));
+  out += relay.push(event(chunk(1, { role: "assistant", content: "" })));
+  out += relay.push(event(chunk(0, { content: "a secret" })));
+  out += relay.push(event(chunk(1, { content: "b" })));
+  out += relay.push(event(chunk(0, {}, { finish_reason: "stop" })));
+  out += relay.push(event(chunk(1, {}, { finish_reason: "stop" })));
+  out += relay.end();
+  const events = parse(out);
+  t.false(
+    events.some((e) => "usage" in e),
+    "the usage: null the backend added is not relayed",
+  );
+  const choices = events.map((e) => (e.choices as Json[])[0] as Json);
+  t.deepEqual(
+    choices.map((c) => [c.index, (c.delta as Json).content ?? null, c.finish_reason]),
+    [
+      [0, "", null],
+      [1, "", null],
+      [0, "a [X]", null],
+      [0, null, "stop"],
+      [1, "b", null],
+      [1, null, "stop"],
+    ],
+    "emptied chunks dropped, each flush before its own finish_reason",
+  );
+  const flush = events[2] as Json;
+  t.is(flush.id, "chatcmpl-1");
+  t.is(flush.system_fingerprint, "fp_1");
+  t.true(out.endsWith("data: [DONE]\n\n"));
+});
+
+test("logprobs travel with their text; entries of redacted text are merged into one carrying the placeholder", (t) => {
+  const relay = new SseRelay(callWith({}), () => holdUntilDot());
+  let out = relay.push(
+    event(chunk(0, { content: "all clear." }, { logprobs: logprob("all clear.") })),
+  );
+  out += relay.push(event(chunk(0, { content: "my " }, { logprobs: logprob("my ") })));
+  out += relay.push(event(chunk(0, { content: "secret." }, { logprobs: logprob("secret.") })));
+  out += relay.push(event(chunk(0, {}, { finish_reason: "stop" })));
+  out += relay.end();
+  const choices = parse(out).map((e) => (e.choices as Json[])[0] as Json);
+  const tokens = choices.map((c) =>
+    ((c.logprobs as { content?: { token: string }[] } | null)?.content ?? []).map((x) => x.token),
+  );
+  t.deepEqual(tokens[0], ["all clear."]);
+  t.deepEqual(tokens[1], ["my [X]."], "no original token of the redacted value");
+  t.false(out.includes("secret"));
+});
+
+test("a stream that is not JSON, or ends before its choices finished, is broken, not an empty success", (t) => {
+  const notJson = new SseRelay(callWith({}), () => holdUntilDot());
+  notJson.push(new TextEncoder().encode("data: {oops\n\n"));
+  t.is(notJson.broken?.code, "upstream_unavailable");
+
+  const empty = new SseRelay(callWith({}), () => holdUntilDot());
+  empty.push(new TextEncoder().encode('{"id": "not an event stream"}'));
+  t.false(empty.end().includes("[DONE]"));
+  t.is(empty.broken?.code, "upstream_unavailable");
+
+  const cut = new SseRelay(callWith({}), () => holdUntilDot());
+  cut.push(event(chunk(0, { content: "half." })));
+  t.false(cut.end().includes("[DONE]"));
+  t.regex(cut.broken?.message ?? "", /ended before/);
+});
+
+test("a client that asked for usage keeps the usage chunk and usage keys", (t) => {
+  const relay = new SseRelay(callWith({ stream_options: { include_usage: true } }), () =>
+    holdUntilDot(),
+  );
+  let out = relay.push(event(chunk(0, { content: "ok." })));
+  out += relay.push(event(chunk(0, {}, { finish_reason: "stop" })));
+  out += relay.push(
+    event({ ...meta, choices: [], usage: { prompt_tokens: 1, completion_tokens: 1 } }),
+  );
+  out += relay.end();
+  const events = parse(out);
+  t.true(events.every((e) => "usage" in e));
+  t.deepEqual(events.at(-1)?.choices, []);
+});
