@@ -29,7 +29,9 @@ export function observedStage(stage: PipelineStage, observers: StageObservers): 
     transformResponse: stage.transformResponse
       ? (call, body) => stage.transformResponse?.(call, body) ?? Promise.resolve(body)
       : undefined,
-    openStreamFilter: stage.openStreamFilter ? (call) => stage.openStreamFilter?.(call) : undefined,
+    openStreamFilter: stage.openStreamFilter
+      ? (call, part) => stage.openStreamFilter?.(call, part)
+      : undefined,
     async afterCall(call) {
       try {
         await stage.afterCall?.(call);

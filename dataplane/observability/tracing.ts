@@ -137,7 +137,7 @@ export function createTracing(options: TracingOptions): Tracing {
             }
           : undefined,
         openStreamFilter: stage.openStreamFilter
-          ? (call) => stage.openStreamFilter?.(call)
+          ? (call, part) => stage.openStreamFilter?.(call, part)
           : undefined,
         async afterCall(call) {
           try {
