@@ -2,6 +2,7 @@ import { ConfigError, loadConfigFromProcess, type Config } from "./config/config
 import { createApp } from "./app/create-app.js";
 import { createLogger } from "./observability/logger.js";
 import { startGrpcServer } from "./adapters/grpc/start-grpc.js";
+import { installProcessGuards } from "./observability/process-guards.js";
 
 /** `npm start`: the data plane as one process on its configured (or embedded) stores. */
 async function main(): Promise<void> {
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.LOG_LEVEL);
   const app = await createApp(config, { logger });
+  installProcessGuards(logger, app.ctx.metrics.escapedErrors);
   await app.http.listen({ port: config.PORT, host: config.HOST });
   const grpc = await startGrpcServer(app.ctx, config.GRPC_PORT, config.HOST, {
     failureMode: config.ENVOY_FAILURE_MODE,

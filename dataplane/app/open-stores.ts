@@ -35,12 +35,14 @@ export async function openStores(config: Config, logger: Logger): Promise<Stores
       lastRedisError = now;
     });
   }
+  const onListenerError = (err: unknown) =>
+    logger.error({ err: String(err) }, "a broadcast listener failed");
   const broadcast = redis
-    ? await redisBroadcast(redis)
+    ? await redisBroadcast(redis, onListenerError)
     : config.DATABASE_URL
       ? await postgresBroadcast(config.DATABASE_URL, (err) =>
           logger.warn({ err: err.message }, "postgres listener error"),
         )
-      : memoryBroadcast();
+      : memoryBroadcast(onListenerError);
   return { db, redis, broadcast };
 }

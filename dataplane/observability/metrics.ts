@@ -17,7 +17,13 @@ export function createMetrics() {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
-  return { registry, httpRequests, httpDuration };
+  const escapedErrors = new Counter({
+    name: "evident_escaped_errors_total",
+    help: "Errors that escaped their handler and were caught by the process guard (never a crash)",
+    labelNames: ["kind"] as const,
+    registers: [registry],
+  });
+  return { registry, httpRequests, httpDuration, escapedErrors };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { AppContext } from "../../app/context.js";
 import { GatewayError } from "../../core/errors.js";
 import type { Caller } from "../../core/identity.js";
+import { runInRequestScope } from "../../observability/request-scope.js";
 import { fromFrameworkError, sendError } from "./error-reply.js";
 import { requestIdFrom } from "./request-id.js";
 import { pathMatcher, type AnyRouteSpec } from "./route-table.js";
@@ -58,6 +59,13 @@ export function buildHttpServer(
     );
   });
 
+  app.addHook("onRequestAbort", async (req) => {
+    ctx.logger.info(
+      { request_id: req.id, route: req.routeOptions.url ?? "unmatched", method: req.method },
+      "request aborted by the client",
+    );
+  });
+
   app.setErrorHandler(async (err, req, reply) => {
     const mapped = fromFrameworkError(err);
     if (mapped.status >= 500 && mapped.code === "internal_error") {
@@ -110,29 +118,48 @@ function register(
               for (const [k, v] of Object.entries(await managementLimit(caller)))
                 reply.header(k, v);
           },
-    handler: async (req: FastifyRequest, reply: FastifyReply) => {
-      const body = spec.body ? parseOrThrow(spec.body, req.body ?? {}, "body") : undefined;
-      const query = spec.query ? parseOrThrow(spec.query, req.query ?? {}, "query") : undefined;
-      const params = spec.params ? parseOrThrow(spec.params, req.params ?? {}, "path") : undefined;
-      const result = await spec.handler({
-        body,
-        query,
-        params,
-        caller: req.caller,
-        requestId: req.id,
-        request: req,
-        reply,
-      });
-      if (result === undefined) return reply;
-      if (spec.audit && req.caller && result.status < 400) {
-        await recordManagement(ctx, req.caller, spec.audit, result.body, body, params);
-      }
-      reply.status(result.status);
-      for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
-      if (result.body === undefined) return reply.send();
-      return reply.send(result.body);
-    },
+    handler: (req: FastifyRequest, reply: FastifyReply) =>
+      runInRequestScope({ requestId: req.id, fail: () => failEscaped(reply) }, () =>
+        handle(ctx, spec, req, reply),
+      ),
   });
+}
+
+/** An error escaped the request's own handling (see process-guards): end it as a failure. */
+function failEscaped(reply: FastifyReply): void {
+  if (reply.sent || reply.raw.headersSent) {
+    reply.raw.destroy();
+    return;
+  }
+  sendError(reply, new GatewayError("internal_error", "internal error"));
+}
+
+async function handle(
+  ctx: AppContext,
+  spec: AnyRouteSpec,
+  req: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const body = spec.body ? parseOrThrow(spec.body, req.body ?? {}, "body") : undefined;
+  const query = spec.query ? parseOrThrow(spec.query, req.query ?? {}, "query") : undefined;
+  const params = spec.params ? parseOrThrow(spec.params, req.params ?? {}, "path") : undefined;
+  const result = await spec.handler({
+    body,
+    query,
+    params,
+    caller: req.caller,
+    requestId: req.id,
+    request: req,
+    reply,
+  });
+  if (result === undefined) return reply;
+  if (spec.audit && req.caller && result.status < 400) {
+    await recordManagement(ctx, req.caller, spec.audit, result.body, body, params);
+  }
+  reply.status(result.status);
+  for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
+  if (result.body === undefined) return reply.send();
+  return reply.send(result.body);
 }
 
 /** Never recorded in the audit log's details: secrets and plaintext keys. */
