@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
+import type { GatewayError } from "../../core/errors.js";
 import type { Caller } from "../../core/identity.js";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
@@ -20,6 +21,8 @@ export interface HandlerInput<B, Q, P> {
   request: FastifyRequest;
   reply: FastifyReply;
 }
+
+export type RecordRefused = (request: FastifyRequest, err: GatewayError) => Promise<void>;
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 
@@ -45,6 +48,12 @@ export interface RouteSpec<
   /** A management action recorded in the audit log after success (e.g. "key.revoke"). */
   audit?: string;
   /**
+   * Called when an authenticated request to this route fails before or outside its handler's own
+   * accounting (malformed JSON, a body over the limit, validation): inference routes record such a
+   * refused call in the audit log.
+   */
+  recordRefused?: RecordRefused;
+  /**
    * Returns the response, or `undefined` when the handler wrote the reply itself (streams).
    */
   handler: (input: HandlerInput<Infer<B>, Infer<Q>, Infer<P>>) => Promise<RouteResult | undefined>;
@@ -63,6 +72,7 @@ export interface AnyRouteSpec {
   responses: Record<number, { description: string; schema?: z.ZodType }>;
   rawBody?: boolean;
   audit?: string;
+  recordRefused?: RecordRefused;
   handler: (input: HandlerInput<unknown, unknown, unknown>) => Promise<RouteResult | undefined>;
 }
 

@@ -3,9 +3,9 @@ import type { AppContext } from "../../app/context.js";
 import { GatewayError } from "../../core/errors.js";
 import type { Caller } from "../../core/identity.js";
 import { runInRequestScope } from "../../observability/request-scope.js";
-import { fromFrameworkError, sendError } from "./error-reply.js";
+import { clientErrorResponse, fromFrameworkError, sendError } from "./error-reply.js";
 import { requestIdFrom } from "./request-id.js";
-import { pathMatcher, type AnyRouteSpec } from "./route-table.js";
+import { pathMatcher, type AnyRouteSpec, type RecordRefused } from "./route-table.js";
 import { parseOrThrow } from "./validation.js";
 
 declare module "fastify" {
@@ -32,6 +32,29 @@ export function buildHttpServer(
     return503OnClosing: true,
     forceCloseConnections: "idle",
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    // Errors Fastify raises before routing (a path segment over 100 characters, a bad URL) and
+    // Node's parser errors (oversized headers) are answered in the envelope with a request id.
+    frameworkErrors: (err, req, reply) => {
+      reply.header("x-request-id", req.id);
+      sendError(reply, fromFrameworkError(err));
+    },
+    clientErrorHandler: (err, socket) => {
+      const response = clientErrorResponse(err, requestIdFrom(undefined, false));
+      if (response && socket.writable) socket.end(response);
+      else socket.destroy();
+    },
+  });
+  // An empty body with a JSON content type (many generated clients send one on DELETE and GET) is
+  // no body; anything else goes through Fastify's JSON parser (prototype poisoning refused).
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (text.trim() === "") {
+      done(null, undefined);
+      return;
+    }
+    parseJson(req, text, done);
   });
   // JSON APIs: a text/plain body is refused with 415 rather than parsed as a string.
   app.removeContentTypeParser("text/plain");
@@ -66,13 +89,7 @@ export function buildHttpServer(
     );
   });
 
-  app.setErrorHandler(async (err, req, reply) => {
-    const mapped = fromFrameworkError(err);
-    if (mapped.status >= 500 && mapped.code === "internal_error") {
-      ctx.logger.error({ request_id: req.id, err: describe(err) }, "unhandled error");
-    }
-    return sendError(reply, mapped);
-  });
+  app.setErrorHandler(async (err, req, reply) => replyWithError(ctx, err, req, reply));
 
   app.setNotFoundHandler(async (req, reply) => {
     // An unauthenticated caller learns nothing about which paths exist.
@@ -109,6 +126,9 @@ function register(
   app.route({
     method: spec.method,
     url: spec.path,
+    errorHandler: spec.recordRefused
+      ? async (err, req, reply) => replyWithError(ctx, err, req, reply, spec.recordRefused)
+      : undefined,
     onRequest:
       spec.auth === false
         ? undefined
@@ -123,6 +143,29 @@ function register(
         handle(ctx, spec, req, reply),
       ),
   });
+}
+
+/** The one error path of the REST façade; a refused inference call still gets its audit record. */
+async function replyWithError(
+  ctx: AppContext,
+  err: unknown,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  recordRefused?: RecordRefused,
+): Promise<FastifyReply> {
+  const mapped = fromFrameworkError(err);
+  if (mapped.status >= 500 && mapped.code === "internal_error") {
+    ctx.logger.error({ request_id: req.id, err: describe(err) }, "unhandled error");
+  }
+  if (recordRefused && req.caller) {
+    await recordRefused(req, mapped).catch((recordErr: unknown) =>
+      ctx.logger.error(
+        { request_id: req.id, err: describe(recordErr) },
+        "could not record a refused call",
+      ),
+    );
+  }
+  return sendError(reply, mapped);
 }
 
 /** An error escaped the request's own handling (see process-guards): end it as a failure. */

@@ -1,4 +1,5 @@
 import { openAsBlob } from "node:fs";
+import type { FastifyRequest } from "fastify";
 import type { Readable } from "node:stream";
 import { FormData } from "undici";
 import { z } from "zod";
@@ -8,12 +9,13 @@ import type { Caller } from "../../../core/identity.js";
 import { newInferenceCall, type Endpoint } from "../../../core/inference-call.js";
 import { headersForRouting } from "../../../routing/routes/headers-for-routing.js";
 import { errorSchema } from "../common-schemas.js";
-import { declaredClassification } from "../compat/call-lifecycle.js";
+import { declaredClassification, failCall } from "../compat/call-lifecycle.js";
+import { findTextIssue } from "../input-text-policy.js";
 import { chatCompletionRequest, embeddingRequest, modelList } from "../compat/compat-schemas.js";
 import { spoolMultipart } from "../compat/multipart-spool.js";
 import { relayJson } from "../compat/relay-json.js";
 import { relayStream } from "../compat/relay-stream.js";
-import { route, type AnyRouteSpec, type HandlerInput } from "../route-table.js";
+import { route, type AnyRouteSpec, type HandlerInput, type RecordRefused } from "../route-table.js";
 import { parseOrThrow } from "../validation.js";
 
 const inferenceErrors = {
@@ -26,12 +28,16 @@ const inferenceErrors = {
   502: { description: "backend error", schema: errorSchema },
 };
 
+/** Requests whose call has begun: from then on the call's own lifecycle records its outcome. */
+const started = new WeakSet<FastifyRequest>();
+
 function startCall(
   ctx: AppContext,
   input: HandlerInput<unknown, unknown, unknown>,
   endpoint: Endpoint,
   body: Record<string, unknown>,
 ) {
+  started.add(input.request);
   return newInferenceCall({
     requestId: input.requestId,
     endpoint,
@@ -45,6 +51,36 @@ function startCall(
   });
 }
 
+/**
+ * A call refused before it began (malformed JSON, a body over the limit, validation, a bad upload)
+ * is recorded as `refused`, with the model name only when it is a clean string (the rest of a
+ * malformed body is never stored).
+ */
+function refusalRecorder(ctx: AppContext, endpoint: Endpoint): RecordRefused {
+  return async (request, err) => {
+    if (started.has(request) || !request.caller) return;
+    const body = request.body as { model?: unknown } | undefined;
+    const model =
+      body &&
+      typeof body.model === "string" &&
+      body.model.length <= 256 &&
+      !findTextIssue(body.model, "body")
+        ? body.model
+        : "";
+    const call = newInferenceCall({
+      requestId: request.id,
+      endpoint,
+      caller: request.caller,
+      requestedModel: model,
+      body: {},
+      stream: false,
+      startedAt: ctx.clock.now(),
+    });
+    call.outcome = "refused";
+    await failCall(ctx, call, err);
+  };
+}
+
 export function compatRoutes(ctx: AppContext): AnyRouteSpec[] {
   return [
     route({
@@ -53,6 +89,7 @@ export function compatRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "compatible",
       summary: "Chat completion (JSON, or server-sent events when stream is true)",
       body: chatCompletionRequest,
+      recordRefused: refusalRecorder(ctx, "chat.completions"),
       responses: {
         200: { description: "ChatCompletionResponse or text/event-stream" },
         ...inferenceErrors,
@@ -70,6 +107,7 @@ export function compatRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "compatible",
       summary: "Embeddings for text input",
       body: embeddingRequest,
+      recordRefused: refusalRecorder(ctx, "embeddings"),
       responses: { 200: { description: "EmbeddingResponse" }, ...inferenceErrors },
       handler: async (input) => {
         const call = startCall(ctx, input, "embeddings", input.body);
@@ -83,6 +121,7 @@ export function compatRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "compatible",
       summary: `Transcribe an audio file (multipart/form-data: file, model, ...; at most MAX_AUDIO_BYTES)`,
       rawBody: true,
+      recordRefused: refusalRecorder(ctx, "audio.transcriptions"),
       responses: {
         200: { description: "TranscriptionResponse" },
         413: { description: "audio file over the limit", schema: errorSchema },
