@@ -190,3 +190,45 @@ test("a chat request nested 3,500 levels deep is a 422 and still leaves an audit
   t.is(record.subject, "gpt-test", "the requested model, when it was a clean string");
   t.is(record.error_code, "validation_failed");
 });
+
+test("dates the store cannot keep exactly are refused with 422, never shifted", async (t) => {
+  const cases = [
+    ["0001-01-01T00:00:00Z", "2026-01-01T00:00:00Z"],
+    ["0099-12-31T23:59:59Z", "2026-01-01T00:00:00Z"],
+    ["0100-01-01T00:30:00+01:00", "2026-01-01T00:00:00Z"],
+    ["2026-01-01T00:00:00.123456Z", "2026-02-01T00:00:00Z"],
+  ];
+  for (const [from, to] of cases) {
+    const hold = await call(app.url, "POST", "/api/v1/audit/legal-hold", app.adminKey, {
+      from,
+      to,
+      reason: "litigation",
+    });
+    assertEnvelope(t, hold, 422, "validation_failed");
+    const exp = await call(app.url, "POST", "/api/v1/compliance/exports", app.adminKey, {
+      kind: "soc2",
+      from,
+      to,
+    });
+    assertEnvelope(t, exp, 422, "validation_failed");
+    const records = await call(
+      app.url,
+      "GET",
+      `/api/v1/audit/records?from=${encodeURIComponent(from ?? "")}`,
+      app.adminKey,
+    );
+    assertEnvelope(t, records, 422, "validation_failed");
+  }
+  // The earliest accepted instant is kept exactly.
+  const kept = await call(app.url, "POST", "/api/v1/audit/legal-hold", app.adminKey, {
+    from: "0100-01-01T00:00:00Z",
+    to: "9999-12-31T23:59:59.999Z",
+    reason: "litigation",
+  });
+  t.is(kept.status, 201);
+  const list = await call(app.url, "GET", "/api/v1/audit/legal-hold", app.adminKey);
+  const holds = list.json.data as { id: string; from: string; to: string }[];
+  const stored = holds.find((h) => h.id === kept.json.id);
+  t.is(stored?.from, "0100-01-01T00:00:00.000Z");
+  t.is(stored?.to, "9999-12-31T23:59:59.999Z");
+});

@@ -4,10 +4,9 @@ import { GatewayError } from "../../../core/errors.js";
 import type { Caller } from "../../../core/identity.js";
 import { newId } from "../../../core/ids.js";
 import type { LegalHold } from "../../../store/retention-repository.js";
-import { errorSchema, idParam, listBody, pageQuery } from "../common-schemas.js";
+import { errorSchema, idParam, isoDateTime, listBody, pageQuery } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
 
-const isoTime = z.iso.datetime({ offset: true });
 /** Admins may act for another customer with ?customer_id=; everyone else acts for their own. */
 const customerQuery = z.object({ customer_id: idParam.optional() });
 
@@ -21,8 +20,8 @@ export function actingCustomer(caller: Caller, requested: string | undefined): s
 
 const holdBody = z
   .strictObject({
-    from: isoTime,
-    to: isoTime,
+    from: isoDateTime,
+    to: isoDateTime,
     reason: z.string().trim().min(1).max(2000),
     scope: z
       .strictObject({
@@ -88,8 +87,8 @@ export function auditRoutes(ctx: AppContext): AnyRouteSpec[] {
         "Audit records of the caller's customer (filters: from, to, model, outcome, request_id, kind)",
       query: pageQuery.extend({
         customer_id: idParam.optional(),
-        from: isoTime.optional(),
-        to: isoTime.optional(),
+        from: isoDateTime.optional(),
+        to: isoDateTime.optional(),
         model: z.string().max(256).optional(),
         outcome: z.string().max(64).optional(),
         request_id: z.string().max(128).optional(),
@@ -127,7 +126,7 @@ export function auditRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "audit",
       summary:
         "Verify the customer's hash chain (optionally over from/to): ok, and the first broken link",
-      query: customerQuery.extend({ from: isoTime.optional(), to: isoTime.optional() }),
+      query: customerQuery.extend({ from: isoDateTime.optional(), to: isoDateTime.optional() }),
       responses: { 200: { description: "verification report" }, ...errors },
       handler: async ({ query, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);

@@ -5,14 +5,12 @@ import { GatewayError } from "../../../core/errors.js";
 import type { Caller } from "../../../core/identity.js";
 import { newId } from "../../../core/ids.js";
 import type { ExportJob } from "../../../store/export-repository.js";
-import { errorSchema, idParam, listBody } from "../common-schemas.js";
+import { errorSchema, idParam, isoDateTime, listBody } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
 import { actingCustomer } from "./audit.js";
 
-const isoTime = z.iso.datetime({ offset: true });
-
 const createExport = z
-  .strictObject({ kind: z.enum(["hipaa", "soc2"]), from: isoTime, to: isoTime })
+  .strictObject({ kind: z.enum(["hipaa", "soc2"]), from: isoDateTime, to: isoDateTime })
   .refine((b) => Date.parse(b.from) < Date.parse(b.to), {
     message: "from must be before to",
     path: ["to"],
