@@ -35,22 +35,38 @@ export const displayName = z
   .max(200)
   .refine((s) => ![...s].some(isControlCharacter), "must not contain control characters");
 
-export const errorSchema = z.object({
-  error: z.object({
-    message: z.string(),
+/** One problem in a 422 (FastAPI's ValidationError item). */
+export const validationIssueSchema = z
+  .object({
+    loc: z.array(z.union([z.string(), z.number()])),
+    msg: z.string(),
     type: z.string(),
-    code: z.string(),
-    detail: z
-      .array(
-        z.object({
-          loc: z.array(z.union([z.string(), z.number()])),
-          msg: z.string(),
-          type: z.string(),
-        }),
-      )
-      .optional(),
-  }),
-});
+  })
+  .meta({ id: "ValidationError" });
+
+/** Every error body: `{"error": {"message", "type", "code"}}`, with X-Request-ID. */
+export const errorSchema = z
+  .object({
+    error: z.object({
+      message: z.string(),
+      type: z.string(),
+      code: z.string(),
+      detail: z.array(validationIssueSchema).optional(),
+    }),
+  })
+  .meta({ id: "ErrorResponse" });
+
+/** The 422 body (the spec's HTTPValidationError): the envelope with one `detail` item per issue. */
+export const httpValidationErrorSchema = z
+  .object({
+    error: z.object({
+      message: z.string(),
+      type: z.literal("validation_error"),
+      code: z.literal("validation_failed"),
+      detail: z.array(validationIssueSchema),
+    }),
+  })
+  .meta({ id: "HTTPValidationError" });
 
 export function listOf<T extends z.ZodType>(item: T) {
   return z.object({ object: z.literal("list"), data: z.array(item), has_more: z.boolean() });

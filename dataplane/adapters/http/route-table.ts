@@ -22,6 +22,13 @@ export interface HandlerInput<B, Q, P> {
   reply: FastifyReply;
 }
 
+/** One documented response; `contentType` for bodies that are not JSON (default application/json). */
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  contentType?: string;
+}
+
 export type RecordRefused = (request: FastifyRequest, err: GatewayError) => Promise<void>;
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -42,7 +49,7 @@ export interface RouteSpec<
   query?: Q;
   params?: P;
   /** Documented responses: status -> description and schema. */
-  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  responses: Record<number, ResponseSpec>;
   /** Parse the body as raw bytes/stream instead of JSON (multipart uploads). */
   rawBody?: boolean;
   /** A management action recorded in the audit log after success (e.g. "key.revoke"). */
@@ -69,7 +76,7 @@ export interface AnyRouteSpec {
   body?: z.ZodType;
   query?: z.ZodType;
   params?: z.ZodType;
-  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  responses: Record<number, ResponseSpec>;
   rawBody?: boolean;
   audit?: string;
   recordRefused?: RecordRefused;

@@ -45,4 +45,6 @@ const openAiModel = z.object({
   required_tier: z.string().optional(),
 });
 
-export const modelList = z.object({ object: z.literal("list"), data: z.array(openAiModel) });
+export const modelList = z
+  .object({ object: z.literal("list"), data: z.array(openAiModel) })
+  .meta({ id: "ListModelsResponse" });

@@ -6,6 +6,14 @@ import { newId } from "../../../core/ids.js";
 import type { LegalHold } from "../../../store/retention-repository.js";
 import { errorSchema, idParam, isoDateTime, listBody, pageQuery } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
+import {
+  auditRecordListResponse,
+  auditVerificationResponse,
+  legalHoldListResponse,
+  legalHoldResponse,
+  retentionReportResponse,
+  retentionResponse,
+} from "../response-schemas.js";
 
 /** Admins may act for another customer with ?customer_id=; everyone else acts for their own. */
 const customerQuery = z.object({ customer_id: idParam.optional() });
@@ -94,7 +102,10 @@ export function auditRoutes(ctx: AppContext): AnyRouteSpec[] {
         request_id: z.string().max(128).optional(),
         kind: z.enum(["inference", "management"]).optional(),
       }),
-      responses: { 200: { description: "records, newest first" }, ...errors },
+      responses: {
+        200: { description: "records, newest first", schema: auditRecordListResponse },
+        ...errors,
+      },
       handler: async ({ query, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);
         const rows = await ctx.repos.audit.list(
@@ -127,7 +138,10 @@ export function auditRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary:
         "Verify the customer's hash chain (optionally over from/to): ok, and the first broken link",
       query: customerQuery.extend({ from: isoDateTime.optional(), to: isoDateTime.optional() }),
-      responses: { 200: { description: "verification report" }, ...errors },
+      responses: {
+        200: { description: "verification report", schema: auditVerificationResponse },
+        ...errors,
+      },
       handler: async ({ query, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);
         const report = await ctx.audit.verify(
@@ -147,7 +161,10 @@ export function auditRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "audit",
       summary: "Retention of the caller's audit records and content",
       query: customerQuery,
-      responses: { 200: { description: "RetentionResponse" }, ...errors },
+      responses: {
+        200: { description: "RetentionResponse", schema: retentionResponse },
+        ...errors,
+      },
       handler: async ({ query, caller }) => ({
         status: 200,
         body: await retentionJson(actingCustomer(who(caller), query.customer_id)),
@@ -159,8 +176,11 @@ export function auditRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "audit",
       summary: "Change retention (days of metadata and of content) and whether content is kept",
       query: customerQuery,
-      body: retentionBody,
-      responses: { 200: { description: "RetentionResponse" }, ...errors },
+      body: retentionBody.meta({ id: "UpdateRetentionRequest" }),
+      responses: {
+        200: { description: "RetentionResponse", schema: retentionResponse },
+        ...errors,
+      },
       handler: async ({ query, body, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);
         const current = await ctx.repos.retention.settings(customerId);
@@ -182,7 +202,10 @@ export function auditRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary:
         "Point-in-time retention report: counts by age, held, due for deletion, last and next sweep",
       query: customerQuery,
-      responses: { 200: { description: "RetentionReportResponse" }, ...errors },
+      responses: {
+        200: { description: "RetentionReportResponse", schema: retentionReportResponse },
+        ...errors,
+      },
       handler: async ({ query, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);
         const r = await ctx.sweeper.report(customerId);
@@ -207,7 +230,10 @@ export function auditRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "audit",
       summary: "Legal holds of the caller's customer",
       query: customerQuery.extend({ active_only: z.enum(["true", "false"]).default("false") }),
-      responses: { 200: { description: "LegalHoldListResponse" }, ...errors },
+      responses: {
+        200: { description: "LegalHoldListResponse", schema: legalHoldListResponse },
+        ...errors,
+      },
       handler: async ({ query, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);
         const holds = await ctx.repos.retention.holds(customerId, query.active_only === "true");
@@ -224,8 +250,11 @@ export function auditRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary:
         "Place a legal hold on the audit records in a date range (nothing in it is deleted while active)",
       query: customerQuery,
-      body: holdBody,
-      responses: { 201: { description: "LegalHoldResponse" }, ...errors },
+      body: holdBody.meta({ id: "CreateLegalHoldRequest" }),
+      responses: {
+        201: { description: "LegalHoldResponse", schema: legalHoldResponse },
+        ...errors,
+      },
       handler: async ({ query, body, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);
         const hold = await ctx.repos.retention.createHold({

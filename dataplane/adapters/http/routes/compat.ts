@@ -17,6 +17,11 @@ import { relayJson } from "../compat/relay-json.js";
 import { relayStream } from "../compat/relay-stream.js";
 import { route, type AnyRouteSpec, type HandlerInput, type RecordRefused } from "../route-table.js";
 import { parseOrThrow } from "../validation.js";
+import {
+  chatCompletionResponse,
+  embeddingResponse,
+  transcriptionResponse,
+} from "../response-schemas.js";
 
 const inferenceErrors = {
   400: { description: "guardrail violation or malformed request", schema: errorSchema },
@@ -88,10 +93,13 @@ export function compatRoutes(ctx: AppContext): AnyRouteSpec[] {
       path: "/v1/chat/completions",
       tag: "compatible",
       summary: "Chat completion (JSON, or server-sent events when stream is true)",
-      body: chatCompletionRequest,
+      body: chatCompletionRequest.meta({ id: "CreateChatCompletionRequest" }),
       recordRefused: refusalRecorder(ctx, "chat.completions"),
       responses: {
-        200: { description: "ChatCompletionResponse or text/event-stream" },
+        200: {
+          description: "ChatCompletionResponse or text/event-stream",
+          schema: chatCompletionResponse,
+        },
         ...inferenceErrors,
       },
       handler: async (input) => {
@@ -106,9 +114,12 @@ export function compatRoutes(ctx: AppContext): AnyRouteSpec[] {
       path: "/v1/embeddings",
       tag: "compatible",
       summary: "Embeddings for text input",
-      body: embeddingRequest,
+      body: embeddingRequest.meta({ id: "CreateEmbeddingRequest" }),
       recordRefused: refusalRecorder(ctx, "embeddings"),
-      responses: { 200: { description: "EmbeddingResponse" }, ...inferenceErrors },
+      responses: {
+        200: { description: "EmbeddingResponse", schema: embeddingResponse },
+        ...inferenceErrors,
+      },
       handler: async (input) => {
         const call = startCall(ctx, input, "embeddings", input.body);
         call.stream = false;
@@ -123,7 +134,7 @@ export function compatRoutes(ctx: AppContext): AnyRouteSpec[] {
       rawBody: true,
       recordRefused: refusalRecorder(ctx, "audio.transcriptions"),
       responses: {
-        200: { description: "TranscriptionResponse" },
+        200: { description: "TranscriptionResponse", schema: transcriptionResponse },
         413: { description: "audio file over the limit", schema: errorSchema },
         ...inferenceErrors,
       },
