@@ -6,6 +6,7 @@ import { freshPostgresUrl, POSTGRES_URL } from "./support/databases.js";
 import { customerKey, deployModel } from "./support/inference-fixture.js";
 import { startTcpProxy } from "./support/tcp-proxy.js";
 import { call, startTestApp, type RunningApp } from "./support/test-app.js";
+import { within } from "./support/within.js";
 
 function pending(customerId: string, occurredAt: Date, model = "m"): PendingAuditRecord {
   return {
@@ -260,8 +261,7 @@ if (POSTGRES_URL) {
         "every call was served (audited to the spool while the store was away)",
       );
       t.is(ok, total);
-      for (let i = 0; i < 200 && app.app.ctx.audit.writer.spooling; i++)
-        await new Promise((r) => setTimeout(r, 50));
+      await within(60_000, async () => !app.app.ctx.audit.writer.spooling);
       t.false(app.app.ctx.audit.writer.spooling, "the spool was replayed");
       const check = await call(
         app.url,
@@ -317,8 +317,7 @@ if (POSTGRES_URL) {
       t.truthy(refused.headers.get("retry-after"));
       t.true(statuses.every((s) => s === 200 || s === 503));
       proxy.restore();
-      for (let i = 0; i < 200 && app.app.ctx.audit.writer.spooling; i++)
-        await new Promise((r) => setTimeout(r, 50));
+      await within(60_000, async () => !app.app.ctx.audit.writer.spooling);
       t.is((await ask()).status, 200, "served again once the spool is replayed");
       const served = statuses.filter((s) => s === 200).length + 2;
       const records = await call(

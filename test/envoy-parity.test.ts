@@ -194,7 +194,8 @@ async function viaEnvoy(c: Case, requestId: string): Promise<Seen> {
 }
 
 async function auditOf(requestId: string): Promise<AuditView[]> {
-  for (let attempt = 0; attempt < 20; attempt++) {
+  // Waits on the record (generous for a busy machine), then reports what is there.
+  for (const deadline = Date.now() + 30_000; ;) {
     const res = await call(
       gateway.url,
       "GET",
@@ -202,7 +203,7 @@ async function auditOf(requestId: string): Promise<AuditView[]> {
       proKey,
     );
     const rows = (res.json.data as AuditView[] | undefined) ?? [];
-    if (rows.length > 0 || attempt === 19) {
+    if (rows.length > 0 || Date.now() >= deadline) {
       return rows.map((r) => ({
         outcome: r.outcome,
         status: r.status,
@@ -212,7 +213,6 @@ async function auditOf(requestId: string): Promise<AuditView[]> {
     }
     await new Promise((r) => setTimeout(r, 10));
   }
-  return [];
 }
 
 for (const c of cases) {

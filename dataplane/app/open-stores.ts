@@ -23,6 +23,7 @@ export async function openStores(config: Config, logger: Logger): Promise<Stores
   const db: Database = config.DATABASE_URL
     ? openPostgres({
         connectionString: config.DATABASE_URL,
+        connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
         onIdleError: (err) => logger.warn({ err: err.message }, "postgres connection lost"),
       })
     : await openPglite(path.resolve(config.DATA_DIR, "pgdata"));

@@ -26,7 +26,13 @@ export interface TestAppOptions {
  */
 export async function startTestApp(options: TestAppOptions = {}): Promise<RunningApp> {
   const adminKey = options.adminKey ?? generateApiKey();
-  const config = loadConfig({ LOG_LEVEL: "silent", EVIDENT_ADMIN_KEY: adminKey, ...options.env });
+  const config = loadConfig({
+    LOG_LEVEL: "silent",
+    EVIDENT_ADMIN_KEY: adminKey,
+    // Sized for a busy CI host: a slow connect is not a failure of the code under test.
+    DATABASE_CONNECT_TIMEOUT_MS: "30000",
+    ...options.env,
+  });
   const stores = config.DATABASE_URL
     ? undefined
     : { db: await openPglite(undefined), redis: undefined, broadcast: memoryBroadcast() };
