@@ -130,7 +130,8 @@ test.serial(
         body: { model: "proc-model", messages: [] },
         status: 422,
         code: "validation_failed",
-        audited: false,
+        // Refused for malformed input, and still recorded (docs/api.md).
+        audited: true,
       },
     ];
     for (const c of cases) {

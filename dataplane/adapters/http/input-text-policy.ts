@@ -62,3 +62,13 @@ function stringProblem(s: string): string | undefined {
   if (LONE_SURROGATE.test(s)) return "contains an unpaired surrogate (not valid Unicode)";
   return undefined;
 }
+
+/**
+ * The model a refused call asked for, for its audit record: only when the body is an object whose
+ * `model` is a clean string of at most 256 characters; otherwise "" (nothing else is kept).
+ */
+export function refusedModelName(body: unknown): string {
+  const model = (body as { model?: unknown } | null | undefined)?.model;
+  if (typeof model !== "string" || model.length > 256) return "";
+  return stringProblem(model) ? "" : model;
+}

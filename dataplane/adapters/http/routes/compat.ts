@@ -10,7 +10,7 @@ import { newInferenceCall, type Endpoint } from "../../../core/inference-call.js
 import { headersForRouting } from "../../../routing/routes/headers-for-routing.js";
 import { errorSchema } from "../common-schemas.js";
 import { declaredClassification, failCall } from "../compat/call-lifecycle.js";
-import { findTextIssue } from "../input-text-policy.js";
+import { refusedModelName } from "../input-text-policy.js";
 import { chatCompletionRequest, embeddingRequest, modelList } from "../compat/compat-schemas.js";
 import { spoolMultipart } from "../compat/multipart-spool.js";
 import { relayJson } from "../compat/relay-json.js";
@@ -64,19 +64,11 @@ function startCall(
 function refusalRecorder(ctx: AppContext, endpoint: Endpoint): RecordRefused {
   return async (request, err) => {
     if (started.has(request) || !request.caller) return;
-    const body = request.body as { model?: unknown } | undefined;
-    const model =
-      body &&
-      typeof body.model === "string" &&
-      body.model.length <= 256 &&
-      !findTextIssue(body.model, "body")
-        ? body.model
-        : "";
     const call = newInferenceCall({
       requestId: request.id,
       endpoint,
       caller: request.caller,
-      requestedModel: model,
+      requestedModel: refusedModelName(request.body),
       body: {},
       stream: false,
       startedAt: ctx.clock.now(),
