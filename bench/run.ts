@@ -13,12 +13,14 @@ import { envoyAdaptersSection } from "./sections/envoy-adapters.js";
 import { guardrailScanSection } from "./sections/guardrail-scan.js";
 import { limitsOverheadSection } from "./sections/limits-overhead.js";
 import type { Section, SectionReport } from "./sections/section.js";
+import { batchesSection } from "./sections/batches.js";
 
 const SECTIONS: Section[] = [
   inferencePathSection,
   guardrailScanSection,
   limitsOverheadSection,
   envoyAdaptersSection,
+  batchesSection,
 ];
 
 const options = benchOptionsFromProcess();

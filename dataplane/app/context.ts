@@ -11,6 +11,8 @@ import type { RetentionRepository } from "../store/retention-repository.js";
 import type { GuardrailRepository } from "../store/guardrail-repository.js";
 import type { ExportRepository } from "../store/export-repository.js";
 import type { RouteRepository } from "../store/route-repository.js";
+import type { BatchRepository } from "../store/batch-repository.js";
+import type { FileRepository } from "../store/file-repository.js";
 import type { ExportJobs } from "../audit/export-jobs.js";
 import type { GuardConfigService } from "../guardrails/enforcement/guard-config.js";
 import type { Logger } from "../observability/logger.js";
@@ -46,6 +48,8 @@ export interface AppContext {
     guardrails: GuardrailRepository;
     exports: ExportRepository;
     routes: RouteRepository;
+    files: FileRepository;
+    batches: BatchRepository;
   };
   exportJobs: ExportJobs;
   guardConfig: GuardConfigService;

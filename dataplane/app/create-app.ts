@@ -58,6 +58,11 @@ import { RouteRepository } from "../store/route-repository.js";
 import { VERSION } from "../adapters/http/routes/system.js";
 import type { AppContext, ReadinessCheck } from "./context.js";
 import { openStores, type Stores } from "./open-stores.js";
+import { batchRoutes } from "../adapters/http/routes/batches.js";
+import { fileRoutes } from "../adapters/http/routes/files.js";
+import { BatchRepository } from "../store/batch-repository.js";
+import { FileRepository } from "../store/file-repository.js";
+import { buildBatchRunner } from "./batch-wiring.js";
 
 const BOOTSTRAP_LOCK_ID = 7_314_620_002;
 
@@ -188,6 +193,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       guardrails: guardrailRepo,
       exports: exportRepo,
       routes: routeRepo,
+      files: new FileRepository(db),
+      batches: new BatchRepository(db),
     },
     exportJobs,
     guardConfig,
@@ -222,6 +229,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       backends: health.snapshot(targets),
     };
   };
+  const batchRunner = buildBatchRunner(ctx);
   const routes: AnyRouteSpec[] = [
     ...systemRoutes(ctx, inventory),
     ...accountRoutes(ctx),
@@ -234,6 +242,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...exportRoutes(ctx),
     ...routeRoutes(ctx),
     ...limits.routes(ctx),
+    ...fileRoutes(ctx),
+    ...batchRoutes(ctx, batchRunner),
   ];
   const openApiRoute = route({
     method: "GET",
@@ -247,6 +257,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const document = buildOpenApi(routes);
   const http = buildHttpServer(ctx, routes, limits.checkManagement);
   usage.start();
+  batchRunner.start();
 
   return {
     ctx,
@@ -254,6 +265,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     generatedAdminKey: generated,
     async close() {
       await http.close();
+      await batchRunner.stop();
       await usage.stop();
       await routing.stop();
       await upstream.close();

@@ -82,6 +82,7 @@ export async function buildLimits(deps: LimitsDeps): Promise<LimitsWiring> {
       limiter: rateLimiter,
       settings,
       defaultMaxTokens: config.DEFAULT_MAX_TOKENS,
+      batchShare: config.BATCH_LIMIT_SHARE,
     }),
     meter: meterStage({
       ledger,

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import type { Caller } from "../core/identity.js";
-import type { InferenceCall } from "../core/inference-call.js";
+import { pausesBatchLine, type InferenceCall } from "../core/inference-call.js";
 import type { PipelineStage } from "../core/pipeline.js";
 import type { Logger } from "../observability/logger.js";
 import type { AuditRepository } from "../store/audit-repository.js";
@@ -48,6 +48,8 @@ export class AuditLog {
         }
       },
       afterCall: async (call: InferenceCall) => {
+        // A batch line refused by limits is retried later: its record is the retried call's.
+        if (call.batch && pausesBatchLine(call.error)) return;
         const settings = await this.settings(call.caller.customer.id);
         await this.writer.append(recordForCall(call, this.clock.now(), settings.contentMode));
       },

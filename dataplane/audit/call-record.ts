@@ -78,7 +78,9 @@ export function recordForCall(
       request_sha256: sha256Hex(canonicalJson(call.originalBody)),
       response_sha256: call.responseDigest ?? null,
       content_sha256: content === null ? null : sha256Hex(canonicalJson(content)),
-      details: null,
+      details: call.batch
+        ? { batch_id: call.batch.batchId, custom_id: call.batch.customId }
+        : null,
     },
     content,
   };

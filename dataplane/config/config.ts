@@ -92,6 +92,19 @@ const configSchema = z.object({
   USAGE_FLUSH_MS: z.coerce.number().int().min(50).max(600_000).default(5_000),
   /** How long a customer's budget and custom limits are cached on a replica. */
   LIMITS_CONFIG_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  /** Files API (batch input): largest upload, and most request lines in one batch. */
+  FILES_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 ** 3)
+    .default(100 * 1024 * 1024),
+  BATCH_MAX_LINES: z.coerce.number().int().min(1).max(1_000_000).default(50_000),
+  /** Batch worker: lines in flight per batch, share of the customer's limits, polling, lease. */
+  BATCH_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+  BATCH_LIMIT_SHARE: z.coerce.number().gt(0).max(1).default(0.5),
+  BATCH_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
+  BATCH_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(30_000),
 });
 
 export type Config = z.infer<typeof configSchema>;

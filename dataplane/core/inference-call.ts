@@ -66,6 +66,23 @@ export interface InferenceCall {
   responseHeaders: Record<string, string>;
   /** Tokens reserved before forwarding (estimate), settled to `usage` after the call. */
   reservedTokens: number;
+  /** Set when the call is one line of a batch job (lower priority; the audit record names it). */
+  batch?: BatchLineRef;
+}
+
+/** The batch job and line a call runs for. */
+export interface BatchLineRef {
+  batchId: string;
+  customId: string;
+}
+
+/**
+ * Refusals a batch line waits out instead of failing (limits, budget, a store briefly away): the
+ * line is given back and tried again later, so such an attempt is not the line's audit record.
+ */
+export function pausesBatchLine(error: GatewayError | undefined): boolean {
+  if (!error) return false;
+  return error.status === 429 || error.status === 503 || error.code === "budget_exceeded";
 }
 
 export function newInferenceCall(init: {

@@ -8,6 +8,23 @@ export function customerLimitKey(customerId: string): string {
   return `customer:${customerId}`;
 }
 
+/**
+ * Batch lines also pass a bucket of their own holding a share of the customer's limits: batch
+ * traffic can never take more than that share, so interactive calls always keep the rest.
+ */
+export function batchLimitKey(customerId: string): string {
+  return `batch:${customerId}`;
+}
+
+/** The share of a customer's per-minute limits that its batch lines may use. */
+export function batchShareOf(limits: RateLimits, share: number): RateLimits {
+  const scale = (v: number | null) => (v === null ? null : Math.max(1, Math.floor(v * share)));
+  return {
+    requestsPerMinute: scale(limits.requestsPerMinute),
+    tokensPerMinute: scale(limits.tokensPerMinute),
+  };
+}
+
 /** The management API (/api/v1) is limited per API key, separately from inference. */
 export function managementLimitKey(apiKeyId: string): string {
   return `management:${apiKeyId}`;

@@ -2,7 +2,7 @@ import { GatewayError } from "../core/errors.js";
 import type { InferenceCall } from "../core/inference-call.js";
 import type { PipelineStage } from "../core/pipeline.js";
 import type { CustomerBudget } from "../store/budget-repository.js";
-import { customerLimitKey } from "./limit-keys.js";
+import { batchLimitKey, batchShareOf, customerLimitKey } from "./limit-keys.js";
 import {
   rateLimitsFor,
   type Admission,
@@ -17,6 +17,8 @@ export interface LimitStageDeps {
   /** Each customer's custom limits (a BudgetSettingsCache in the app). */
   settings: { get(customerId: string): Promise<CustomerBudget> };
   defaultMaxTokens: number;
+  /** Share (0-1] of the customer's limits that batch lines may use; default 0.5. */
+  batchShare?: number;
 }
 
 type Refusal = Exclude<Admission, { allowed: true }>;
@@ -55,6 +57,7 @@ export function refusalError(
  */
 export function limitStage(deps: LimitStageDeps): PipelineStage {
   const reservations = new WeakMap<InferenceCall, Reservation>();
+  const batchReservations = new WeakMap<InferenceCall, Reservation>();
   return {
     name: "limit",
     async beforeForward(call) {
@@ -68,6 +71,13 @@ export function limitStage(deps: LimitStageDeps): PipelineStage {
       // No token limit: nothing to reserve against, so the prompt is not tokenized on this path.
       const reserve =
         limits.tokensPerMinute === null ? 0 : estimateTokens(call, deps.defaultMaxTokens).total;
+      if (call.batch) {
+        // Batch lines first pass their own smaller bucket, then the customer's as usual.
+        const share = batchShareOf(limits, deps.batchShare ?? 0.5);
+        const own = await deps.limiter.admit(batchLimitKey(customer.id), share, reserve);
+        if (!own.allowed) throw refusalError(own, share, reserve);
+        batchReservations.set(call, own.reservation);
+      }
       const admission = await deps.limiter.admit(customerLimitKey(customer.id), limits, reserve);
       if (!admission.allowed) throw refusalError(admission, limits, reserve);
       reservations.set(call, admission.reservation);
@@ -75,6 +85,11 @@ export function limitStage(deps: LimitStageDeps): PipelineStage {
       Object.assign(call.responseHeaders, admission.headers);
     },
     async afterCall(call) {
+      const batchReservation = batchReservations.get(call);
+      if (batchReservation) {
+        batchReservations.delete(call);
+        void deps.limiter.settle(batchReservation, call.usage?.totalTokens ?? 0);
+      }
       const reservation = reservations.get(call);
       if (!reservation) return;
       reservations.delete(call);

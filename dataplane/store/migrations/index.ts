@@ -4,6 +4,7 @@ import { sql as audit } from "./0003-audit.js";
 import { sql as usageAndBudgets } from "./0004-usage-and-budgets.js";
 import { sql as guardrails } from "./0005-guardrails.js";
 import { sql as routes } from "./0006-routes.js";
+import { sql as filesAndBatches } from "./0013-files-and-batches.js";
 
 export interface Migration {
   id: number;
@@ -19,4 +20,5 @@ export const migrations: readonly Migration[] = [
   { id: 4, name: "usage-and-budgets", sql: usageAndBudgets },
   { id: 5, name: "guardrails", sql: guardrails },
   { id: 6, name: "routes", sql: routes },
+  { id: 13, name: "files-and-batches", sql: filesAndBatches },
 ];

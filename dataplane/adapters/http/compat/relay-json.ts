@@ -38,7 +38,19 @@ export async function relayJson(
   reply: FastifyReply,
   options: JsonRelayOptions,
 ): Promise<RouteResult> {
-  const abort = clientAbortSignal(reply);
+  return executeJsonCall(ctx, call, clientAbortSignal(reply), options);
+}
+
+/**
+ * The same call without an HTTP request behind it (batch lines): `abort` ends it early. Refusals
+ * and failures are recorded (metered, audited) and thrown as GatewayErrors.
+ */
+export async function executeJsonCall(
+  ctx: AppContext,
+  call: InferenceCall,
+  abort: AbortController,
+  options: JsonRelayOptions,
+): Promise<RouteResult> {
   try {
     await ctx.pipeline.admit(call);
     const build =

@@ -1,0 +1,409 @@
+import type {
+  BatchEndpoint,
+  BatchLine,
+  BatchLineError,
+  BatchRecord,
+  BatchStatus,
+} from "../batches/batch-types.js";
+import type { Database, Queryable } from "./database.js";
+
+interface BatchRow {
+  id: string;
+  customer_id: string;
+  key_id: string;
+  endpoint: string;
+  input_file_id: string;
+  completion_window: string;
+  metadata: string | null;
+  status: string;
+  errors: string | null;
+  output_file_id: string | null;
+  error_file_id: string | null;
+  total: number;
+  completed: number;
+  failed: number;
+  created_at: Date;
+  expires_at: Date;
+  in_progress_at: Date | null;
+  finalizing_at: Date | null;
+  completed_at: Date | null;
+  failed_at: Date | null;
+  expired_at: Date | null;
+  cancelling_at: Date | null;
+  cancelled_at: Date | null;
+}
+
+const COLUMNS = `id, customer_id, key_id, endpoint, input_file_id, completion_window, metadata,
+  status, errors, output_file_id, error_file_id, total, completed, failed, created_at, expires_at,
+  in_progress_at, finalizing_at, completed_at, failed_at, expired_at, cancelling_at, cancelled_at`;
+
+function toBatch(row: BatchRow): BatchRecord {
+  return {
+    id: row.id,
+    customerId: row.customer_id,
+    keyId: row.key_id,
+    endpoint: row.endpoint as BatchEndpoint,
+    inputFileId: row.input_file_id,
+    completionWindow: row.completion_window,
+    metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, string>),
+    status: row.status as BatchStatus,
+    errors: row.errors === null ? null : (JSON.parse(row.errors) as BatchLineError[]),
+    outputFileId: row.output_file_id,
+    errorFileId: row.error_file_id,
+    total: row.total,
+    completed: row.completed,
+    failed: row.failed,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    inProgressAt: row.in_progress_at,
+    finalizingAt: row.finalizing_at,
+    completedAt: row.completed_at,
+    failedAt: row.failed_at,
+    expiredAt: row.expired_at,
+    cancellingAt: row.cancelling_at,
+    cancelledAt: row.cancelled_at,
+  };
+}
+
+/** The timestamp column each status sets when a batch enters it. */
+const STATUS_AT: Partial<Record<BatchStatus, string>> = {
+  in_progress: "in_progress_at",
+  finalizing: "finalizing_at",
+  completed: "completed_at",
+  failed: "failed_at",
+  expired: "expired_at",
+  cancelling: "cancelling_at",
+  cancelled: "cancelled_at",
+};
+
+export interface NewBatch {
+  id: string;
+  customerId: string;
+  keyId: string;
+  endpoint: BatchEndpoint;
+  inputFileId: string;
+  completionWindow: string;
+  metadata: Record<string, string> | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/** A line a worker is about to run or has found unfinished. */
+export interface ClaimedLine extends BatchLine {
+  owner: string | null;
+}
+
+/**
+ * Batch jobs and their lines. Workers hold a batch through a lease (owner + deadline) and claim
+ * lines one state change at a time (pending -> running -> done), each committed before the next
+ * step, so a line is never handed to two workers and never run twice.
+ */
+export class BatchRepository {
+  constructor(private readonly db: Database) {}
+
+  async create(b: NewBatch): Promise<BatchRecord> {
+    const rows = await this.db.query<BatchRow>(
+      `INSERT INTO batches (id, customer_id, key_id, endpoint, input_file_id, completion_window,
+                            metadata, status, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'validating', $8, $9)
+       RETURNING ${COLUMNS}`,
+      [
+        b.id,
+        b.customerId,
+        b.keyId,
+        b.endpoint,
+        b.inputFileId,
+        b.completionWindow,
+        b.metadata === null ? null : JSON.stringify(b.metadata),
+        b.createdAt,
+        b.expiresAt,
+      ],
+    );
+    return toBatch(rows[0] as BatchRow);
+  }
+
+  async get(id: string, customerId: string): Promise<BatchRecord | undefined> {
+    const rows = await this.db.query<BatchRow>(
+      `SELECT ${COLUMNS} FROM batches WHERE id = $1 AND customer_id = $2`,
+      [id, customerId],
+    );
+    return rows[0] ? toBatch(rows[0]) : undefined;
+  }
+
+  /** Newest first, after a cursor; fetched with limit + 1. */
+  async list(customerId: string, after: string | undefined, limit: number): Promise<BatchRecord[]> {
+    const rows = await this.db.query<BatchRow>(
+      `SELECT ${COLUMNS} FROM batches
+        WHERE customer_id = $1
+          AND ($2::text IS NULL OR (created_at, id) <
+               (SELECT created_at, id FROM batches WHERE id = $2 AND customer_id = $1))
+        ORDER BY created_at DESC, id DESC LIMIT $3`,
+      [customerId, after ?? null, limit + 1],
+    );
+    return rows.map(toBatch);
+  }
+
+  /** validating / in_progress -> cancelling; returns the batch as it is afterwards. */
+  async requestCancel(id: string, customerId: string, at: Date): Promise<BatchRecord | undefined> {
+    await this.db.query(
+      `UPDATE batches SET status = 'cancelling', cancelling_at = $3
+        WHERE id = $1 AND customer_id = $2 AND status IN ('validating', 'in_progress')`,
+      [id, customerId, at],
+    );
+    return this.get(id, customerId);
+  }
+
+  /** Takes the oldest open batch whose lease is free or lapsed (a dead worker's is taken over). */
+  async claim(owner: string, now: Date, leaseUntil: Date): Promise<BatchRecord | undefined> {
+    const rows = await this.db.query<BatchRow>(
+      `UPDATE batches SET lease_owner = $1, lease_until = $3
+        WHERE id = (
+          SELECT id FROM batches
+           WHERE status IN ('validating', 'in_progress', 'finalizing', 'cancelling')
+             AND (lease_until IS NULL OR lease_until < $2 OR lease_owner = $1)
+           ORDER BY created_at, id
+           LIMIT 1
+           FOR UPDATE SKIP LOCKED)
+        RETURNING ${COLUMNS}`,
+      [owner, now, leaseUntil],
+    );
+    return rows[0] ? toBatch(rows[0]) : undefined;
+  }
+
+  /** Extends the lease; false when another worker has taken the batch over. */
+  async renew(id: string, owner: string, leaseUntil: Date): Promise<boolean> {
+    const rows = await this.db.query<{ id: string }>(
+      "UPDATE batches SET lease_until = $3 WHERE id = $1 AND lease_owner = $2 RETURNING id",
+      [id, owner, leaseUntil],
+    );
+    return rows.length > 0;
+  }
+
+  async release(id: string, owner: string): Promise<void> {
+    await this.db.query(
+      "UPDATE batches SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2",
+      [id, owner],
+    );
+  }
+
+  /** The status as stored now (a cancel may have arrived through another replica). */
+  async status(id: string): Promise<BatchStatus | undefined> {
+    return (await this.progress(id))?.status;
+  }
+
+  /** Status and whether lines are still waiting to run. */
+  async progress(id: string): Promise<{ status: BatchStatus; pending: number } | undefined> {
+    const rows = await this.db.query<{ status: BatchStatus; pending: number }>(
+      `SELECT status, (SELECT count(*)::int FROM batch_lines
+                        WHERE batch_id = $1 AND state = 'pending') AS pending
+         FROM batches WHERE id = $1`,
+      [id],
+    );
+    return rows[0];
+  }
+
+  /** Moves a batch the worker holds from one of `from` to `to`, stamping the status time. */
+  async transition(
+    id: string,
+    owner: string,
+    from: readonly BatchStatus[],
+    to: BatchStatus,
+    at: Date,
+    tx: Queryable = this.db,
+  ): Promise<boolean> {
+    const column = STATUS_AT[to];
+    const rows = await tx.query<{ id: string }>(
+      `UPDATE batches SET status = $4${column ? `, ${column} = $5` : ""}
+        WHERE id = $1 AND lease_owner = $2 AND status = ANY($3::text[]) RETURNING id`,
+      column ? [id, owner, [...from], to, at] : [id, owner, [...from], to],
+    );
+    return rows.length > 0;
+  }
+
+  /** Validation passed: stores every line and moves the batch to in_progress, all or nothing. */
+  async startLines(id: string, owner: string, lines: readonly BatchLine[], at: Date) {
+    return this.db.transaction(async (tx) => {
+      const moved = await this.transition(id, owner, ["validating"], "in_progress", at, tx);
+      if (!moved) return false;
+      for (let i = 0; i < lines.length; i += 500) {
+        const slice = lines.slice(i, i + 500);
+        const params: (string | number)[] = [id];
+        const values = slice.map((l) => {
+          params.push(l.lineNo, l.customId, l.body);
+          const n = params.length;
+          return `($1, $${n - 2}, $${n - 1}, $${n})`;
+        });
+        await tx.query(
+          `INSERT INTO batch_lines (batch_id, line_no, custom_id, body) VALUES ${values.join(", ")}`,
+          params,
+        );
+      }
+      await tx.query("UPDATE batches SET total = $2 WHERE id = $1", [id, lines.length]);
+      return true;
+    });
+  }
+
+  /** Validation failed: the batch ends as failed with its errors; nothing runs. */
+  async failValidation(id: string, owner: string, errors: BatchLineError[], at: Date) {
+    return this.db.transaction(async (tx) => {
+      const moved = await this.transition(id, owner, ["validating"], "failed", at, tx);
+      if (moved)
+        await tx.query("UPDATE batches SET errors = $2 WHERE id = $1", [
+          id,
+          JSON.stringify(errors),
+        ]);
+      return moved;
+    });
+  }
+
+  /** Lines left `running` by another (dead) worker: in flight when it stopped. */
+  async strandedLines(id: string, owner: string): Promise<ClaimedLine[]> {
+    const rows = await this.db.query<LineRow>(
+      `SELECT line_no, custom_id, body, owner FROM batch_lines
+        WHERE batch_id = $1 AND state = 'running' AND owner IS DISTINCT FROM $2
+        ORDER BY line_no`,
+      [id, owner],
+    );
+    return rows.map(toLine);
+  }
+
+  /**
+   * Claims up to `n` pending lines for this worker, only while it still holds the batch's lease.
+   * The claim commits before any line runs. (The pick is a materialised CTE: as a plain `IN`
+   * subquery, SKIP LOCKED may be evaluated again per row and claim more than `n`.)
+   */
+  async claimLines(id: string, owner: string, now: Date, n: number): Promise<ClaimedLine[]> {
+    const rows = await this.db.query<LineRow>(
+      `WITH picked AS MATERIALIZED (
+         SELECT line_no FROM batch_lines
+          WHERE batch_id = $1 AND state = 'pending'
+            AND EXISTS (SELECT 1 FROM batches
+                         WHERE id = $1 AND lease_owner = $2 AND lease_until > $3)
+          ORDER BY line_no LIMIT $4 FOR UPDATE SKIP LOCKED)
+       UPDATE batch_lines l SET state = 'running', owner = $2
+         FROM picked
+        WHERE l.batch_id = $1 AND l.line_no = picked.line_no AND l.state = 'pending'
+        RETURNING l.line_no, l.custom_id, l.body, l.owner`,
+      [id, owner, now, n],
+    );
+    return rows.map(toLine).sort((a, b) => a.lineNo - b.lineNo);
+  }
+
+  /** Gives a claimed line back (the call was never sent: paused by limits, or shutting down). */
+  async unclaimLine(id: string, owner: string, lineNo: number): Promise<void> {
+    await this.db.query(
+      `UPDATE batch_lines SET state = 'pending', owner = NULL
+        WHERE batch_id = $1 AND line_no = $2 AND state = 'running' AND owner = $3`,
+      [id, lineNo, owner],
+    );
+  }
+
+  /** Stores a line's result and counts it, once: only a line still `running` for `owner`. */
+  async recordLine(
+    id: string,
+    owner: string | null,
+    lineNo: number,
+    line: string,
+    isError: boolean,
+  ): Promise<boolean> {
+    return (await this.recordLines(id, owner, [{ lineNo, line, isError }])) === 1;
+  }
+
+  /** Several results in one transaction (a worker's round); returns how many were recorded. */
+  async recordLines(
+    id: string,
+    owner: string | null,
+    results: readonly { lineNo: number; line: string; isError: boolean }[],
+  ): Promise<number> {
+    if (results.length === 0) return 0;
+    return this.db.transaction(async (tx) => {
+      let ok = 0;
+      let failed = 0;
+      for (const r of results) {
+        const rows = await tx.query<{ line_no: number }>(
+          `UPDATE batch_lines SET state = 'done', result = $4, is_error = $5
+            WHERE batch_id = $1 AND line_no = $2 AND state = 'running'
+              AND owner IS NOT DISTINCT FROM $3
+            RETURNING line_no`,
+          [id, r.lineNo, owner, r.line, r.isError],
+        );
+        if (rows.length === 0) continue;
+        if (r.isError) failed++;
+        else ok++;
+      }
+      if (ok + failed > 0) {
+        await tx.query(
+          "UPDATE batches SET completed = completed + $2, failed = failed + $3 WHERE id = $1",
+          [id, ok, failed],
+        );
+      }
+      return ok + failed;
+    });
+  }
+
+  /** Lines in order, a page at a time, for writing the output and error files. */
+  async linesAfter(
+    id: string,
+    afterLineNo: number,
+    limit: number,
+    tx: Queryable = this.db,
+  ): Promise<StoredLine[]> {
+    const rows = await tx.query<StoredLineRow>(
+      `SELECT line_no, custom_id, state, result, is_error FROM batch_lines
+        WHERE batch_id = $1 AND line_no > $2 ORDER BY line_no LIMIT $3`,
+      [id, afterLineNo, limit],
+    );
+    return rows.map((r) => ({
+      lineNo: r.line_no,
+      customId: r.custom_id,
+      state: r.state,
+      result: r.result,
+      isError: r.is_error,
+    }));
+  }
+
+  /** Runs fn in one transaction (finalisation: files and status together). */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.db.transaction(fn);
+  }
+
+  /** Sets the output and error files of a batch (inside the finalising transaction). */
+  async setFiles(
+    tx: Queryable,
+    id: string,
+    files: { outputFileId: string | null; errorFileId: string | null },
+  ): Promise<void> {
+    await tx.query("UPDATE batches SET output_file_id = $2, error_file_id = $3 WHERE id = $1", [
+      id,
+      files.outputFileId,
+      files.errorFileId,
+    ]);
+  }
+}
+
+interface LineRow {
+  line_no: number;
+  custom_id: string;
+  body: string;
+  owner: string | null;
+}
+
+function toLine(r: LineRow): ClaimedLine {
+  return { lineNo: r.line_no, customId: r.custom_id, body: r.body, owner: r.owner };
+}
+
+interface StoredLineRow {
+  line_no: number;
+  custom_id: string;
+  state: string;
+  result: string | null;
+  is_error: boolean | null;
+}
+
+export interface StoredLine {
+  lineNo: number;
+  customId: string;
+  state: string;
+  result: string | null;
+  isError: boolean | null;
+}
