@@ -102,6 +102,13 @@ function requestFor(
     });
 }
 
+/** The inference endpoints: every authenticated call to them leaves an audit record. */
+const INFERENCE_PATHS = new Set([
+  "/v1/chat/completions",
+  "/v1/embeddings",
+  "/v1/audio/transcriptions",
+]);
+
 export interface HttpTarget {
   url: string;
   adminKey: string;
@@ -151,7 +158,7 @@ async function send(
   const requestId = res.headers.get("x-request-id");
   checkAnswer(report, label, { status: res.status, requestId, text }, op.responses);
   if (
-    request.path.startsWith("/v1/") &&
+    INFERENCE_PATHS.has(request.path) &&
     method === "POST" &&
     request.mode !== "no-key" &&
     requestId

@@ -47,6 +47,7 @@ async function post(
   body: Buffer,
   contentType: string,
   report: FuzzReport,
+  inference = true,
 ): Promise<void> {
   const label = `POST ${path} [raw ${body.length} bytes]`;
   let res: Response;
@@ -63,7 +64,7 @@ async function post(
   const text = await res.text();
   const requestId = res.headers.get("x-request-id");
   checkAnswer(report, label, { status: res.status, requestId, text }, INFERENCE_ERRORS);
-  if (requestId && res.status !== 415) report.inferenceRequestIds.push(requestId);
+  if (inference && requestId && res.status !== 415) report.inferenceRequestIds.push(requestId);
 }
 
 /** Raw bytes to the compatible API (JSON routes) and raw multipart bodies to uploads. */
@@ -78,6 +79,7 @@ export async function fuzzRawBodies(
   }
   for (const upload of fc.sample(multipartUpload, { numRuns: options.runs, seed: options.seed })) {
     await post(target, "/v1/audio/transcriptions", upload.body, upload.contentType, report);
+    await post(target, "/v1/files", upload.body, upload.contentType, report, false);
   }
 }
 
