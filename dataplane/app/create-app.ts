@@ -63,6 +63,9 @@ import { fileRoutes } from "../adapters/http/routes/files.js";
 import { BatchRepository } from "../store/batch-repository.js";
 import { FileRepository } from "../store/file-repository.js";
 import { buildBatchRunner } from "./batch-wiring.js";
+import { attachRealtime } from "../adapters/http/realtime-upgrade.js";
+import { realtimeRoutes } from "../adapters/http/routes/realtime.js";
+import { CLOSE } from "../realtime/realtime-session.js";
 
 const BOOTSTRAP_LOCK_ID = 7_314_620_002;
 
@@ -244,6 +247,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...limits.routes(ctx),
     ...fileRoutes(ctx),
     ...batchRoutes(ctx, batchRunner),
+    ...realtimeRoutes(),
   ];
   const openApiRoute = route({
     method: "GET",
@@ -256,6 +260,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   routes.push(openApiRoute);
   const document = buildOpenApi(routes);
   const http = buildHttpServer(ctx, routes, limits.checkManagement);
+  const realtime = attachRealtime(ctx, http.server);
   usage.start();
   batchRunner.start();
 
@@ -264,6 +269,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     http,
     generatedAdminKey: generated,
     async close() {
+      realtime.closeAll(CLOSE.goingAway, "gateway shutting down");
       await http.close();
       await batchRunner.stop();
       await usage.stop();

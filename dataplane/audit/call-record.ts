@@ -15,6 +15,28 @@ export function costOf(call: InferenceCall): number | undefined {
   return Math.round(usd * 1e8) / 1e8;
 }
 
+/** What a record says beyond the common fields: the batch line, or the realtime session. */
+function callDetails(call: InferenceCall): Record<string, unknown> | null {
+  if (call.batch) return { batch_id: call.batch.batchId, custom_id: call.batch.customId };
+  const rt = call.realtime;
+  if (!rt) return null;
+  return {
+    realtime: {
+      session_id: rt.sessionId,
+      kind: rt.kind,
+      ...(rt.responseId === undefined ? {} : { response_id: rt.responseId }),
+      ...(rt.closed === undefined
+        ? {}
+        : {
+            closed_by: rt.closed.by,
+            close_code: rt.closed.code,
+            reason: rt.closed.reason,
+            tokens: rt.closed.totals,
+          }),
+    },
+  };
+}
+
 /** The audit record of one inference call, whatever its outcome. Never contains the key. */
 export function recordForCall(
   call: InferenceCall,
@@ -78,9 +100,7 @@ export function recordForCall(
       request_sha256: sha256Hex(canonicalJson(call.originalBody)),
       response_sha256: call.responseDigest ?? null,
       content_sha256: content === null ? null : sha256Hex(canonicalJson(content)),
-      details: call.batch
-        ? { batch_id: call.batch.batchId, custom_id: call.batch.customId }
-        : null,
+      details: callDetails(call),
     },
     content,
   };

@@ -105,6 +105,23 @@ const configSchema = z.object({
   BATCH_LIMIT_SHARE: z.coerce.number().gt(0).max(1).default(0.5),
   BATCH_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
   BATCH_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(30_000),
+  /** Realtime WebSocket sessions: message cap, timeouts, pings, sessions per customer, buffering. */
+  REALTIME_MAX_MESSAGE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(4 * 1024 * 1024),
+  REALTIME_IDLE_MS: z.coerce.number().int().min(100).max(86_400_000).default(300_000),
+  REALTIME_MAX_SESSION_MS: z.coerce.number().int().min(100).max(86_400_000).default(1_800_000),
+  REALTIME_PING_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  REALTIME_MAX_SESSIONS: z.coerce.number().int().min(1).max(100_000).default(20),
+  REALTIME_MAX_BUFFERED_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .max(1024 * 1024 * 1024)
+    .default(8 * 1024 * 1024),
 });
 
 export type Config = z.infer<typeof configSchema>;

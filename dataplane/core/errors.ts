@@ -37,6 +37,7 @@ const KINDS = {
   request_too_large: { status: 413, type: "invalid_request_error" },
   uri_too_long: { status: 414, type: "invalid_request_error" },
   unsupported_media_type: { status: 415, type: "invalid_request_error" },
+  upgrade_required: { status: 426, type: "invalid_request_error" },
   validation_failed: { status: 422, type: "validation_error" },
   rate_limit_exceeded: { status: 429, type: "rate_limit_error" },
   request_headers_too_large: { status: 431, type: "invalid_request_error" },

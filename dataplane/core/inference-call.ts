@@ -3,7 +3,7 @@ import type { RouteDecision, Target } from "../routing/routing-types.js";
 import type { GatewayError } from "./errors.js";
 import type { Caller, ClassificationLevel } from "./identity.js";
 
-export type Endpoint = "chat.completions" | "embeddings" | "audio.transcriptions";
+export type Endpoint = "chat.completions" | "embeddings" | "audio.transcriptions" | "realtime";
 
 export interface Usage {
   promptTokens: number;
@@ -68,6 +68,22 @@ export interface InferenceCall {
   reservedTokens: number;
   /** Set when the call is one line of a batch job (lower priority; the audit record names it). */
   batch?: BatchLineRef;
+  /** Set for a realtime session (counted as one request) and each of its responses (tokens). */
+  realtime?: RealtimeRef;
+}
+
+/** A realtime session, or one response within it; `closed` is filled when the session ends. */
+export interface RealtimeRef {
+  sessionId: string;
+  kind: "session" | "response";
+  responseId?: string;
+  closed?: {
+    by: "client" | "backend" | "gateway";
+    code: number;
+    reason: string;
+    /** Tokens of every response of the session (each response was metered on its own). */
+    totals: { prompt: number; completion: number; total: number };
+  };
 }
 
 /** The batch job and line a call runs for. */

@@ -67,7 +67,12 @@ export function limitStage(deps: LimitStageDeps): PipelineStage {
       if (settings.requestsPerMinute !== null)
         custom.requestsPerMinute = settings.requestsPerMinute;
       if (settings.tokensPerMinute !== null) custom.tokensPerMinute = settings.tokensPerMinute;
-      const limits = rateLimitsFor(customer.tier, custom);
+      const tierLimits = rateLimitsFor(customer.tier, custom);
+      // A realtime response counts tokens only: its session already counted as the request.
+      const limits =
+        call.realtime?.kind === "response"
+          ? { ...tierLimits, requestsPerMinute: null }
+          : tierLimits;
       // No token limit: nothing to reserve against, so the prompt is not tokenized on this path.
       const reserve =
         limits.tokensPerMinute === null ? 0 : estimateTokens(call, deps.defaultMaxTokens).total;

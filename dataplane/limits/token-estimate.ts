@@ -25,7 +25,8 @@ export function estimateTokens(call: InferenceCall, defaultMaxTokens: number): T
   if (known) return known;
   const promptTokens = countTextTokens(promptText(call.body));
   let completionTokens = 0;
-  if (call.endpoint === "chat.completions") {
+  // A realtime session reserves nothing: each of its responses reserves (and is settled) itself.
+  if (call.endpoint === "chat.completions" || call.realtime?.kind === "response") {
     const max =
       positiveInt(call.body.max_completion_tokens) ??
       positiveInt(call.body.max_tokens) ??

@@ -15,7 +15,7 @@ export const MODEL_STATUSES = [
 ] as const;
 export type ModelStatus = (typeof MODEL_STATUSES)[number];
 
-export const MODALITIES = ["text", "embedding", "audio", "multimodal"] as const;
+export const MODALITIES = ["text", "embedding", "audio", "multimodal", "realtime"] as const;
 export type Modality = (typeof MODALITIES)[number];
 
 export const DEPLOYMENT_STATUSES = [

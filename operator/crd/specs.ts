@@ -11,7 +11,7 @@ export const modelSpec = z.object({
   name: z.string().min(1),
   version: z.string().min(1),
   architecture: z.string().optional(),
-  modality: z.enum(["text", "embedding", "audio", "multimodal"]).default("text"),
+  modality: z.enum(["text", "embedding", "audio", "multimodal", "realtime"]).default("text"),
   engine: z.enum(["vllm", "tgi", "ollama", "generic"]),
   image: z.string().min(1).optional(),
   aliases: z.array(z.string()).optional(),

@@ -84,6 +84,7 @@ const ENDPOINT_PATH: Readonly<Record<Endpoint, string>> = {
   "chat.completions": "/chat/completions",
   embeddings: "/embeddings",
   "audio.transcriptions": "/audio/transcriptions",
+  realtime: "/realtime",
 };
 
 export interface ForwardPlan {

@@ -5,6 +5,7 @@ import { sql as usageAndBudgets } from "./0004-usage-and-budgets.js";
 import { sql as guardrails } from "./0005-guardrails.js";
 import { sql as routes } from "./0006-routes.js";
 import { sql as filesAndBatches } from "./0013-files-and-batches.js";
+import { sql as realtimeModality } from "./0016-realtime-modality.js";
 
 export interface Migration {
   id: number;
@@ -21,4 +22,5 @@ export const migrations: readonly Migration[] = [
   { id: 5, name: "guardrails", sql: guardrails },
   { id: 6, name: "routes", sql: routes },
   { id: 13, name: "files-and-batches", sql: filesAndBatches },
+  { id: 16, name: "realtime-modality", sql: realtimeModality },
 ];

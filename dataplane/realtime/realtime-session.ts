@@ -1,0 +1,445 @@
+import type { WebSocket } from "ws";
+import type { AppContext } from "../app/context.js";
+import { GatewayError, toGatewayError } from "../core/errors.js";
+import { newInferenceCall, type InferenceCall } from "../core/inference-call.js";
+import type { StreamTextFilter } from "../core/pipeline.js";
+import { guardTexts } from "./realtime-guard.js";
+import {
+  OUTPUT_DELTAS,
+  OUTPUT_DONES,
+  clientTexts,
+  errorEvent,
+  parseEvent,
+  responseUsage,
+  type RealtimeEvent,
+} from "./realtime-events.js";
+
+export interface SessionLimits {
+  idleMs: number;
+  maxSessionMs: number;
+  pingMs: number;
+  maxBufferedBytes: number;
+}
+
+/** Close codes the gateway sends (docs/realtime.md). */
+export const CLOSE = {
+  normal: 1000,
+  goingAway: 1001,
+  policy: 1008,
+  backendError: 1011,
+  idle: 4000,
+  sessionLimit: 4001,
+} as const;
+
+interface ResponseState {
+  call: InferenceCall;
+  filters: Map<string, StreamTextFilter>;
+  emitted: Map<string, string>;
+  blocked: boolean;
+}
+
+type Closer = "client" | "backend" | "gateway";
+
+/** A sendable close code: the peer's own when it may be sent on, else normal or error. */
+function sendableCode(code: number, fallback: number): number {
+  return (code >= 1000 && code <= 1003) ||
+    (code >= 1007 && code <= 1014) ||
+    (code >= 3000 && code <= 4999)
+    ? code
+    : fallback;
+}
+
+/**
+ * One realtime session: relays a client's WebSocket to the backend's and back. Client text goes
+ * through the request guardrails (a block is an `error` event and the text is not sent on); every
+ * `response.create` is admitted like a call (tokens, budget); response text and audio transcripts
+ * go through the output guardrails (a block is an `error` event plus `response.cancel` to the
+ * backend); each `response.done` is metered and audited; the session itself is one audit record.
+ * Audio passes through untouched.
+ */
+export class RealtimeSession {
+  private readonly responses = new Map<string, ResponseState>();
+  private readonly awaiting: InferenceCall[] = [];
+  private readonly totals = { prompt: 0, completion: 0, total: 0 };
+  private clientChain: Promise<void> = Promise.resolve();
+  private backendChain: Promise<void> = Promise.resolve();
+  private ended = false;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private clientAlive = true;
+  private readonly done: Promise<void>;
+  private resolveDone: () => void = () => undefined;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly client: WebSocket,
+    private readonly backend: WebSocket,
+    private readonly session: InferenceCall,
+    private readonly limits: SessionLimits,
+  ) {
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+  }
+
+  /** Starts relaying; resolves once both sides are closed and the session is recorded. */
+  run(): Promise<void> {
+    const { client, backend } = this;
+    client.on("message", (data, isBinary) => {
+      const text = isBinary ? undefined : data.toString();
+      this.clientChain = this.clientChain
+        .then(() => this.fromClient(text))
+        .catch((err) => this.fail(err));
+    });
+    backend.on("message", (data, isBinary) => {
+      this.touch();
+      if (isBinary) {
+        this.toClient(data as Buffer);
+        return;
+      }
+      const text = data.toString();
+      this.backendChain = this.backendChain
+        .then(() => this.fromBackend(text))
+        .catch((err) => this.fail(err));
+    });
+    client.on("close", (code, reason) => this.end("client", code, reason.toString()));
+    backend.on("close", (code, reason) => this.end("backend", code, reason.toString()));
+    client.on("error", () => this.end("client", CLOSE.backendError, "client socket error"));
+    backend.on("error", () => this.end("backend", CLOSE.backendError, "backend socket error"));
+    client.on("pong", () => (this.clientAlive = true));
+    const ping = setInterval(() => {
+      if (!this.clientAlive) {
+        this.end("gateway", CLOSE.goingAway, "no pong from the client");
+        client.terminate();
+        return;
+      }
+      this.clientAlive = false;
+      client.ping();
+    }, this.limits.pingMs);
+    const total = setTimeout(
+      () => this.end("gateway", CLOSE.sessionLimit, "session time limit reached"),
+      this.limits.maxSessionMs,
+    );
+    this.timers.push(ping, total);
+    for (const t of this.timers) t.unref();
+    this.touch();
+    backend.resume();
+    return this.done;
+  }
+
+  /** Ends the session from the gateway's side (shutdown). */
+  close(code: number, reason: string): void {
+    this.end("gateway", code, reason);
+  }
+
+  private touch(): void {
+    if (this.ended) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(
+      () => this.end("gateway", CLOSE.idle, "idle timeout"),
+      this.limits.idleMs,
+    );
+    this.idleTimer.unref();
+  }
+
+  private async fromClient(text: string | undefined): Promise<void> {
+    this.touch();
+    if (this.ended) return;
+    if (text === undefined) {
+      this.toClient(
+        errorEvent(
+          new GatewayError("invalid_request", "binary frames are not supported; send JSON events"),
+        ),
+      );
+      return;
+    }
+    const event = parseEvent(text);
+    if (!event) {
+      this.toClient(
+        errorEvent(
+          new GatewayError("invalid_json", "each message must be a JSON object with a string type"),
+        ),
+      );
+      return;
+    }
+    const slots = clientTexts(event);
+    let outgoing = text;
+    if (slots.length > 0) {
+      try {
+        const changed = await guardTexts(this.ctx, this.session, slots);
+        if (changed) outgoing = JSON.stringify(event);
+      } catch (err) {
+        this.toClient(errorEvent(toGatewayError(err), event.event_id));
+        return;
+      }
+    }
+    if (event.type === "response.create") {
+      const admitted = await this.admitResponse(event);
+      if (!admitted) return;
+    }
+    this.toBackend(outgoing);
+  }
+
+  /** Admits a response like a call (tokens, budget); false when refused (and said so). */
+  private async admitResponse(event: RealtimeEvent): Promise<boolean> {
+    const call = this.responseCall(event);
+    try {
+      await this.ctx.pipeline.admit(call);
+      this.awaiting.push(call);
+      return true;
+    } catch (err) {
+      const error = toGatewayError(err);
+      await this.finishCall(
+        call,
+        error.type === "guardrail_violation" ? "blocked" : "rate_limited",
+        error,
+      );
+      this.toClient(errorEvent(error, event.event_id));
+      if (error.status === 429 || error.status === 402) {
+        this.end("gateway", CLOSE.policy, error.code);
+      }
+      return false;
+    }
+  }
+
+  private responseCall(event: RealtimeEvent | undefined): InferenceCall {
+    const response = (event?.response ?? {}) as Record<string, unknown>;
+    const max = response.max_response_output_tokens;
+    const call = newInferenceCall({
+      requestId: `${this.session.requestId}.${this.responses.size + this.awaiting.length + 1}`,
+      endpoint: "realtime",
+      caller: this.session.caller,
+      requestedModel: this.session.requestedModel,
+      body: {
+        model: this.session.requestedModel,
+        ...(typeof max === "number" ? { max_tokens: max } : {}),
+      },
+      stream: true,
+      declaredClassification: this.session.declaredClassification,
+      startedAt: this.ctx.clock.now(),
+    });
+    call.realtime = { sessionId: this.session.requestId, kind: "response" };
+    return call;
+  }
+
+  private async fromBackend(text: string): Promise<void> {
+    if (this.ended) return;
+    const event = parseEvent(text);
+    if (!event) {
+      this.toClient(text);
+      return;
+    }
+    const type = String(event.type);
+    if (type === "response.created") {
+      await this.responseCreated(event);
+      this.toClient(text);
+      return;
+    }
+    if (type in OUTPUT_DELTAS || type in OUTPUT_DONES) {
+      this.outputText(event, type);
+      return;
+    }
+    if (type === "conversation.item.input_audio_transcription.completed") {
+      await this.inputTranscript(event);
+      return;
+    }
+    if (type === "response.done") {
+      await this.responseDone(event);
+      this.toClient(text);
+      return;
+    }
+    this.toClient(text);
+  }
+
+  private async responseCreated(event: RealtimeEvent): Promise<void> {
+    const id = String((event.response as { id?: unknown } | undefined)?.id ?? "");
+    let call = this.awaiting.shift();
+    if (!call) {
+      // A response the backend started by itself (server-side turn detection): admit it now.
+      call = this.responseCall(undefined);
+      try {
+        await this.ctx.pipeline.admit(call);
+      } catch (err) {
+        const error = toGatewayError(err);
+        await this.finishCall(call, "rate_limited", error);
+        this.toClient(errorEvent(error));
+        this.toBackend(JSON.stringify({ type: "response.cancel", response_id: id }));
+        if (error.status === 429 || error.status === 402)
+          this.end("gateway", CLOSE.policy, error.code);
+        return;
+      }
+    }
+    if (call.realtime) call.realtime.responseId = id;
+    this.responses.set(id, { call, filters: new Map(), emitted: new Map(), blocked: false });
+  }
+
+  private outputText(event: RealtimeEvent, type: string): void {
+    const state = this.responses.get(String(event.response_id ?? ""));
+    if (!state) {
+      this.toClient(JSON.stringify(event));
+      return;
+    }
+    if (state.blocked) return;
+    const part = `${String(event.item_id)}:${String(event.content_index)}:${type.replace(/\.(delta|done)$/, "")}`;
+    let filter = state.filters.get(part);
+    if (!filter) {
+      filter = this.ctx.pipeline.openStreamFilter(state.call);
+      state.filters.set(part, filter);
+    }
+    const deltaField = OUTPUT_DELTAS[type];
+    if (deltaField) {
+      const r = filter.push(String(event[deltaField] ?? ""));
+      if (r.refusal) return this.block(state, event, r.refusal);
+      if (r.emit.length === 0) return;
+      state.emitted.set(part, (state.emitted.get(part) ?? "") + r.emit);
+      this.toClient(JSON.stringify({ ...event, [deltaField]: r.emit }));
+      return;
+    }
+    const doneField = OUTPUT_DONES[type] as string;
+    const r = filter.end();
+    if (r.refusal) return this.block(state, event, r.refusal);
+    if (r.emit.length > 0) {
+      const deltaType = type.replace(/\.done$/, ".delta");
+      state.emitted.set(part, (state.emitted.get(part) ?? "") + r.emit);
+      this.toClient(
+        JSON.stringify({
+          type: deltaType,
+          event_id: `${String(event.event_id ?? "event")}_held`,
+          response_id: event.response_id,
+          item_id: event.item_id,
+          output_index: event.output_index,
+          content_index: event.content_index,
+          delta: r.emit,
+        }),
+      );
+    }
+    this.toClient(JSON.stringify({ ...event, [doneField]: state.emitted.get(part) ?? "" }));
+  }
+
+  private block(state: ResponseState, event: RealtimeEvent, refusal: GatewayError): void {
+    state.blocked = true;
+    state.call.error = refusal;
+    this.toClient(errorEvent(refusal));
+    this.toBackend(JSON.stringify({ type: "response.cancel", response_id: event.response_id }));
+  }
+
+  private async inputTranscript(event: RealtimeEvent): Promise<void> {
+    const transcript = typeof event.transcript === "string" ? event.transcript : "";
+    const slot = { text: transcript, set: (t: string) => (event.transcript = t) };
+    try {
+      await guardTexts(this.ctx, this.session, [slot]);
+      this.toClient(JSON.stringify(event));
+    } catch (err) {
+      this.toClient(errorEvent(toGatewayError(err)));
+      this.toBackend(JSON.stringify({ type: "response.cancel" }));
+    }
+  }
+
+  private async responseDone(event: RealtimeEvent): Promise<void> {
+    const id = String((event.response as { id?: unknown } | undefined)?.id ?? "");
+    const state = this.responses.get(id);
+    if (!state) return;
+    this.responses.delete(id);
+    const usage = responseUsage(event);
+    if (usage) {
+      state.call.usage = {
+        promptTokens: usage.prompt,
+        completionTokens: usage.completion,
+        totalTokens: usage.total,
+        source: "upstream",
+      };
+      this.totals.prompt += usage.prompt;
+      this.totals.completion += usage.completion;
+      this.totals.total += usage.total;
+    }
+    await this.finishCall(state.call, state.blocked ? "blocked" : "completed", state.call.error);
+  }
+
+  private async finishCall(
+    call: InferenceCall,
+    outcome: NonNullable<InferenceCall["outcome"]>,
+    error: GatewayError | undefined,
+  ): Promise<void> {
+    call.outcome ??= outcome;
+    call.error = error;
+    call.status = error ? error.status : 200;
+    try {
+      await this.ctx.pipeline.finish(call);
+    } catch (err) {
+      this.ctx.logger.error(
+        { request_id: call.requestId, err: String(err) },
+        "realtime post-call processing failed",
+      );
+    }
+  }
+
+  private toClient(data: string | Buffer): void {
+    if (this.client.readyState !== this.client.OPEN) return;
+    this.client.send(data, () => this.relieve(this.client, this.backend));
+    if (this.client.bufferedAmount > this.limits.maxBufferedBytes) this.backend.pause();
+  }
+
+  private toBackend(data: string): void {
+    if (this.backend.readyState !== this.backend.OPEN) return;
+    this.backend.send(data, () => this.relieve(this.backend, this.client));
+    if (this.backend.bufferedAmount > this.limits.maxBufferedBytes) this.client.pause();
+  }
+
+  /** Resumes the other side once this side's send buffer has drained below half the cap. */
+  private relieve(sink: WebSocket, source: WebSocket): void {
+    if (source.isPaused && sink.bufferedAmount < this.limits.maxBufferedBytes / 2) source.resume();
+  }
+
+  private fail(err: unknown): void {
+    this.ctx.logger.error(
+      { request_id: this.session.requestId, err: String(err) },
+      "realtime session relay failed",
+    );
+    this.end("gateway", CLOSE.backendError, "internal error");
+  }
+
+  private end(by: Closer, code: number, reason: string): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearTimeout(this.idleTimer);
+    for (const t of this.timers) clearInterval(t);
+    const safeReason = reason.slice(0, 120);
+    const other =
+      by === "client"
+        ? [this.backend]
+        : by === "backend"
+          ? [this.client]
+          : [this.client, this.backend];
+    for (const ws of other) {
+      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) {
+        ws.close(
+          sendableCode(code, by === "backend" ? CLOSE.backendError : CLOSE.normal),
+          safeReason,
+        );
+      }
+    }
+    // Sockets that do not finish the closing handshake are cut after a while.
+    const cut = setTimeout(() => {
+      this.client.terminate();
+      this.backend.terminate();
+    }, 5_000);
+    cut.unref();
+    void this.record(by, code, safeReason).finally(() => this.resolveDone());
+  }
+
+  private async record(by: Closer, code: number, reason: string): Promise<void> {
+    await Promise.allSettled([this.clientChain, this.backendChain]);
+    for (const call of this.awaiting.splice(0))
+      await this.finishCall(call, "client_aborted", undefined);
+    for (const [id, state] of this.responses) {
+      this.responses.delete(id);
+      await this.finishCall(
+        state.call,
+        by === "client" ? "client_aborted" : "stream_failed",
+        state.call.error,
+      );
+    }
+    const s = this.session;
+    // The responses were metered one by one; the session's record gives the totals only.
+    if (s.realtime) s.realtime.closed = { by, code, reason, totals: { ...this.totals } };
+    await this.finishCall(s, "completed", undefined);
+  }
+}
