@@ -11,7 +11,8 @@ const SCRIPT = `
 import { pino } from "pino";
 import { installProcessGuards } from "./dataplane/observability/process-guards.ts";
 import { runInRequestScope } from "./dataplane/observability/request-scope.ts";
-const logger = pino({ base: null, timestamp: false });
+const logs = [];
+const logger = pino({ base: null, timestamp: false }, { write: (line) => logs.push(JSON.parse(line)) });
 const counts = {};
 installProcessGuards(logger, { inc: ({ kind }) => (counts[kind] = (counts[kind] ?? 0) + 1) });
 let failed = 0;
@@ -23,16 +24,19 @@ const until = Date.now() + 60_000;
 const poll = setInterval(() => {
   if (failed < 2 && Date.now() < until) return;
   clearInterval(poll);
-  process.stdout.write(JSON.stringify({ counts, failed }) + "\\n");
+  process.stdout.write(JSON.stringify({ counts, failed, logs }) + "\\n");
 }, 10);
 `;
 
 test("an escaped rejection or exception is logged with its request id, fails that request, and the process lives on", (t) => {
   const run = spawnSync(TSX, ["--eval", SCRIPT], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
   t.is(run.status, 0, run.stderr);
-  const lines = run.stdout.trim().split("\n");
-  const logs = lines.slice(0, -1).map((l) => JSON.parse(l) as Record<string, unknown>);
-  const summary = JSON.parse(lines.at(-1) ?? "{}") as { counts: object; failed: number };
+  const summary = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}") as {
+    counts: object;
+    failed: number;
+    logs: Record<string, unknown>[];
+  };
+  const logs = summary.logs;
   t.deepEqual(summary.counts, { unhandled_rejection: 1, uncaught_exception: 1 });
   t.is(summary.failed, 2);
   t.is(logs.length, 2);
