@@ -20,6 +20,7 @@ const SECTIONS: Section[] = [
   guardrailScanSection,
   limitsOverheadSection,
   envoyAdaptersSection,
+  (await import("./sections/cache.js")).cacheSection,
   batchesSection,
 ];
 

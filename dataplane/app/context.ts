@@ -27,6 +27,9 @@ import type { ApiKeyRepository } from "../store/api-key-repository.js";
 import type { CustomerRepository } from "../store/customer-repository.js";
 import type { Database } from "../store/database.js";
 import type { RedisConnection } from "../store/redis-connection.js";
+import type { PromptService } from "../prompts/prompt-service.js";
+import type { CacheConfigService } from "../cache/cache-config.js";
+import type { CacheRepository } from "../store/cache-repository.js";
 
 /** A named readiness condition; /readyz is 200 only when every one holds. */
 export type ReadinessCheck = () => Promise<boolean> | boolean;
@@ -64,4 +67,6 @@ export interface AppContext {
   pipeline: Pipeline;
   readiness: Map<string, ReadinessCheck>;
   startedAt: number;
+  prompts: PromptService;
+  responseCache: { repo: CacheRepository; configs: CacheConfigService };
 }

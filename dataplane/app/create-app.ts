@@ -58,6 +58,15 @@ import { RouteRepository } from "../store/route-repository.js";
 import { VERSION } from "../adapters/http/routes/system.js";
 import type { AppContext, ReadinessCheck } from "./context.js";
 import { openStores, type Stores } from "./open-stores.js";
+import { promptRoutes } from "../adapters/http/routes/prompts.js";
+import { cacheRoutes } from "../adapters/http/routes/cache.js";
+import { PromptService } from "../prompts/prompt-service.js";
+import { PromptRepository } from "../store/prompt-repository.js";
+import { CacheRepository } from "../store/cache-repository.js";
+import { CacheConfigService } from "../cache/cache-config.js";
+import { cacheStage, startExpirySweep } from "../cache/cache-stage.js";
+import { policyVersionOf } from "../cache/cache-key.js";
+import { gatewayEmbedder } from "../cache/embedder.js";
 import { batchRoutes } from "../adapters/http/routes/batches.js";
 import { fileRoutes } from "../adapters/http/routes/files.js";
 import { BatchRepository } from "../store/batch-repository.js";
@@ -171,10 +180,27 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const stopGuardConfig = await guardConfig.start();
   const limits = await buildLimits({ config, clock, logger, metrics, db, redis });
   const guards = guardStages(guardConfig, { routing, health, upstream });
+  const cacheRepo = new CacheRepository(db);
+  const semanticSearch = await cacheRepo.prepareVectors();
+  logger.info({ semantic_search: semanticSearch }, "response cache ready");
+  const cacheConfigs = new CacheConfigService(cacheRepo, broadcast, clock);
+  const stopCacheConfigs = await cacheConfigs.start();
+  const stopCacheSweep = startExpirySweep(cacheRepo, clock, logger, 60_000);
   const pipeline = new Pipeline({
     limit: limits.stage,
     guardRequest: guards.request,
     route: routeStage(routing, health),
+    cache: cacheStage({
+      repo: cacheRepo,
+      configs: cacheConfigs,
+      policyVersion: async (call) => {
+        const c = await guardConfig.forCall(call.caller.customer.id, call.caller.key.id);
+        return policyVersionOf(c.policy, c.rules);
+      },
+      embed: gatewayEmbedder({ routing, health, upstream, retries: config.UPSTREAM_RETRIES }),
+      clock,
+      logger,
+    }),
     guardResponse: guards.response,
     meter: limits.meter,
     audit: audit.stage(),
@@ -220,6 +246,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ["routing", () => routing.loaded],
     ]),
     startedAt: clock.now(),
+    prompts: new PromptService(new PromptRepository(db)),
+    responseCache: { repo: cacheRepo, configs: cacheConfigs },
   };
 
   const inventory = async () => {
@@ -245,6 +273,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...exportRoutes(ctx),
     ...routeRoutes(ctx),
     ...limits.routes(ctx),
+    ...promptRoutes(ctx),
+    ...cacheRoutes(ctx),
     ...fileRoutes(ctx),
     ...batchRoutes(ctx, batchRunner),
     ...realtimeRoutes(),
@@ -280,6 +310,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await exportJobs.stop();
       await writer.stop();
       await limits.close();
+      stopCacheSweep();
+      await stopCacheConfigs().catch(() => undefined);
       await stopGuardConfig().catch(() => undefined);
       await unsubscribe().catch(() => undefined);
       if (!options.stores) {

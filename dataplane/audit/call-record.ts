@@ -15,28 +15,6 @@ export function costOf(call: InferenceCall): number | undefined {
   return Math.round(usd * 1e8) / 1e8;
 }
 
-/** What a record says beyond the common fields: the batch line, or the realtime session. */
-function callDetails(call: InferenceCall): Record<string, unknown> | null {
-  if (call.batch) return { batch_id: call.batch.batchId, custom_id: call.batch.customId };
-  const rt = call.realtime;
-  if (!rt) return null;
-  return {
-    realtime: {
-      session_id: rt.sessionId,
-      kind: rt.kind,
-      ...(rt.responseId === undefined ? {} : { response_id: rt.responseId }),
-      ...(rt.closed === undefined
-        ? {}
-        : {
-            closed_by: rt.closed.by,
-            close_code: rt.closed.code,
-            reason: rt.closed.reason,
-            tokens: rt.closed.totals,
-          }),
-    },
-  };
-}
-
 /** The audit record of one inference call, whatever its outcome. Never contains the key. */
 export function recordForCall(
   call: InferenceCall,
@@ -103,5 +81,55 @@ export function recordForCall(
       details: callDetails(call),
     },
     content,
+  };
+}
+
+/**
+ * What a record says beyond the common fields: the batch line, the realtime session, the prompt
+ * template and the response cache (null when none applies).
+ */
+function callDetails(call: InferenceCall): Record<string, unknown> | null {
+  const details: Record<string, unknown> = {};
+  if (call.batch) {
+    details.batch_id = call.batch.batchId;
+    details.custom_id = call.batch.customId;
+  }
+  if (call.realtime) details.realtime = realtimeDetails(call.realtime);
+  if (call.prompt) {
+    details.prompt = {
+      slug: call.prompt.slug,
+      version: call.prompt.version,
+      arm: call.prompt.arm,
+      ab_test_id: call.prompt.abTestId,
+    };
+  }
+  if (call.cache) {
+    const c = call.cache;
+    details.cache = {
+      result: c.result,
+      kind: c.kind ?? null,
+      key_sha256: c.keyHash ?? null,
+      similarity: c.similarity ?? null,
+      saved_tokens: c.savedTokens ?? null,
+      saved_cost_usd: c.savedCostUsd ?? null,
+    };
+  }
+  return Object.keys(details).length > 0 ? details : null;
+}
+
+/** The realtime session part of a record's details. */
+function realtimeDetails(rt: NonNullable<InferenceCall["realtime"]>): Record<string, unknown> {
+  return {
+    session_id: rt.sessionId,
+    kind: rt.kind,
+    ...(rt.responseId === undefined ? {} : { response_id: rt.responseId }),
+    ...(rt.closed === undefined
+      ? {}
+      : {
+          closed_by: rt.closed.by,
+          close_code: rt.closed.code,
+          reason: rt.closed.reason,
+          tokens: rt.closed.totals,
+        }),
   };
 }

@@ -9,13 +9,36 @@ export interface Usage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
-  /** Whether the backend reported it or we counted it ourselves. */
-  source: "upstream" | "estimated";
+  /** Whether the backend reported it or we counted it ourselves; "cache": served from the cache. */
+  source: "upstream" | "estimated" | "cache";
+}
+
+/** The prompt template a call used (when the caller referenced one instead of messages). */
+export interface PromptUse {
+  slug: string;
+  version: number;
+  /** The A/B arm ("v3") when an A/B test picked the version; null otherwise. */
+  arm: string | null;
+  abTestId: string | null;
+}
+
+/** What the response cache did for a call. */
+export interface CacheOutcome {
+  result: "hit" | "miss" | "bypass";
+  kind?: "exact" | "semantic";
+  keyHash?: string;
+  similarity?: number;
+  /** Upstream tokens and cost the hit did not spend. */
+  savedTokens?: number;
+  savedCostUsd?: number;
+  /** The stored upstream response to serve (hits only); it still passes output guardrails. */
+  response?: Record<string, unknown>;
 }
 
 /** How a call ended, for metering and audit. */
 export type CallOutcome =
   | "completed"
+  | "served_from_cache"
   | "blocked"
   | "rate_limited"
   | "refused"
@@ -66,6 +89,10 @@ export interface InferenceCall {
   responseHeaders: Record<string, string>;
   /** Tokens reserved before forwarding (estimate), settled to `usage` after the call. */
   reservedTokens: number;
+  /** Set by the adapter when it can serve a response from the cache (REST chat completions). */
+  cacheable?: boolean;
+  cache?: CacheOutcome;
+  prompt?: PromptUse;
   /** Set when the call is one line of a batch job (lower priority; the audit record names it). */
   batch?: BatchLineRef;
   /** Set for a realtime session (counted as one request) and each of its responses (tokens). */
@@ -84,6 +111,11 @@ export interface RealtimeRef {
     /** Tokens of every response of the session (each response was metered on its own). */
     totals: { prompt: number; completion: number; total: number };
   };
+}
+
+/** A call that answered the caller: completed upstream or served from the cache. */
+export function succeeded(call: Pick<InferenceCall, "outcome">): boolean {
+  return call.outcome === "completed" || call.outcome === "served_from_cache";
 }
 
 /** The batch job and line a call runs for. */

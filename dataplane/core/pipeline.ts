@@ -33,6 +33,8 @@ export interface PipelineStages {
   limit: PipelineStage;
   guardRequest: PipelineStage;
   route: PipelineStage;
+  /** The response cache: a lookup after routing (a hit sets `call.cache`); stores after the call. */
+  cache?: PipelineStage;
   guardResponse: PipelineStage;
   meter: PipelineStage;
   audit: PipelineStage;
@@ -42,9 +44,10 @@ export class Pipeline {
   readonly stages: readonly PipelineStage[];
 
   constructor(s: PipelineStages) {
-    // authenticate -> limit -> classify and guard the request -> route -> [forward]
-    //   -> guard the response -> meter -> audit
-    this.stages = [s.limit, s.guardRequest, s.route, s.guardResponse, s.meter, s.audit];
+    // authenticate -> limit -> classify and guard the request -> route -> cache lookup
+    //   -> [forward, or serve the cached response] -> guard the response -> meter -> audit
+    const cache = s.cache ? [s.cache] : [];
+    this.stages = [s.limit, s.guardRequest, s.route, ...cache, s.guardResponse, s.meter, s.audit];
   }
 
   /** The request half: every stage's beforeForward, in order. Throws the first refusal. */

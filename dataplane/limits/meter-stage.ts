@@ -1,6 +1,6 @@
 import { costOf } from "../audit/call-record.js";
 import { GatewayError } from "../core/errors.js";
-import type { InferenceCall } from "../core/inference-call.js";
+import { succeeded, type InferenceCall } from "../core/inference-call.js";
 import type { PipelineStage } from "../core/pipeline.js";
 import type { Logger } from "../observability/logger.js";
 import type { Pricing } from "../registry/inventory-types.js";
@@ -43,7 +43,8 @@ export function meterStage(deps: MeterStageDeps): PipelineStage {
   return {
     name: "meter",
     async beforeForward(call) {
-      if (!call.route) return;
+      // A cache hit spends nothing upstream: nothing to reserve (served even on a spent budget).
+      if (!call.route || call.cache?.result === "hit") return;
       const customerId = call.caller.customer.id;
       const budget = await deps.settings.get(customerId);
       if (budget.limitUsd === null) return;
@@ -89,7 +90,7 @@ export function meterStage(deps: MeterStageDeps): PipelineStage {
         customerId: call.caller.customer.id,
         keyId: call.caller.key.id,
         model: call.route?.model.name ?? call.requestedModel.slice(0, 256),
-        failed: call.outcome !== "completed",
+        failed: !succeeded(call),
         rateLimited: call.error?.code === "rate_limit_exceeded",
         promptTokens: call.usage?.promptTokens ?? 0,
         completionTokens: call.usage?.completionTokens ?? 0,

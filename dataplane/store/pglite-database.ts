@@ -1,5 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import { PGlite, types } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
 import type { Database, Queryable, SqlParam } from "./database.js";
 
 const parsers = {
@@ -9,12 +10,17 @@ const parsers = {
 
 /**
  * Embedded Postgres (PGlite, WebAssembly) on disk in dataDir, or in memory when dataDir is
- * undefined. One connection: calls are serialised by PGlite itself.
+ * undefined. One connection: calls are serialised by PGlite itself. The pgvector extension is
+ * loadable (the response cache creates it when it first needs it); `vector: false` leaves it out.
  */
-export async function openPglite(dataDir: string | undefined): Promise<Database> {
+export async function openPglite(
+  dataDir: string | undefined,
+  options: { vector?: boolean } = {},
+): Promise<Database> {
   if (dataDir !== undefined) await mkdir(dataDir, { recursive: true });
   const db = await PGlite.create(dataDir === undefined ? undefined : `file://${dataDir}`, {
     parsers,
+    extensions: options.vector === false ? {} : { vector },
   });
   const wrap = (q: Pick<PGlite, "query" | "exec">): Queryable => ({
     async query<Row extends object>(text: string, params: readonly SqlParam[] = []) {

@@ -4,6 +4,8 @@ import { sql as audit } from "./0003-audit.js";
 import { sql as usageAndBudgets } from "./0004-usage-and-budgets.js";
 import { sql as guardrails } from "./0005-guardrails.js";
 import { sql as routes } from "./0006-routes.js";
+import { sql as prompts } from "./0011-prompts.js";
+import { sql as responseCache } from "./0012-response-cache.js";
 import { sql as filesAndBatches } from "./0013-files-and-batches.js";
 import { sql as realtimeModality } from "./0016-realtime-modality.js";
 
@@ -21,6 +23,8 @@ export const migrations: readonly Migration[] = [
   { id: 4, name: "usage-and-budgets", sql: usageAndBudgets },
   { id: 5, name: "guardrails", sql: guardrails },
   { id: 6, name: "routes", sql: routes },
+  { id: 11, name: "prompts", sql: prompts },
+  { id: 12, name: "response-cache", sql: responseCache },
   { id: 13, name: "files-and-batches", sql: filesAndBatches },
   { id: 16, name: "realtime-modality", sql: realtimeModality },
 ];

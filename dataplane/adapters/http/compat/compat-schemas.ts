@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CLASSIFICATION_LEVELS } from "../../../core/identity.js";
+import { promptReferenceSchema } from "../../../prompts/prompt-schemas.js";
 
 /** A model name as callers send it. */
 const modelName = z.string().min(1, "model is required").max(256);
@@ -23,6 +24,26 @@ export const chatCompletionRequest = z.looseObject({
   n: z.number().int().min(1).max(128).nullable().optional(),
   evident: z.strictObject({ classification: z.enum(CLASSIFICATION_LEVELS).optional() }).optional(),
 });
+
+/**
+ * Chat completions on the REST façade: as above, and a caller may reference a prompt template in
+ * `evident.prompt` instead of (or before) writing messages (docs/prompts.md).
+ */
+export const chatCompletionRequestWithPrompt = chatCompletionRequest
+  .extend({
+    messages: z.array(message).max(10_000).optional(),
+    evident: z
+      .strictObject({
+        classification: z.enum(CLASSIFICATION_LEVELS).optional(),
+        prompt: promptReferenceSchema.optional(),
+      })
+      .optional(),
+  })
+  .refine((b) => (b.messages?.length ?? 0) > 0 || b.evident?.prompt !== undefined, {
+    message: "messages must not be empty (or reference a prompt in evident.prompt)",
+    path: ["messages"],
+  })
+  .meta({ id: "CreateChatCompletionRequest" });
 
 export const embeddingRequest = z.looseObject({
   model: modelName,

@@ -13,6 +13,7 @@ import {
   usageFromUpstream,
 } from "../../../upstream/usage.js";
 import type { RouteResult } from "../route-table.js";
+import { relayCachedJson } from "./relay-cached.js";
 import {
   clientAbortSignal,
   failCall,
@@ -53,6 +54,7 @@ export async function executeJsonCall(
 ): Promise<RouteResult> {
   try {
     await ctx.pipeline.admit(call);
+    if (call.cache?.result === "hit") return await relayCachedJson(ctx, call);
     const build =
       options.build ??
       ((c: InferenceCall, model: string) => ({

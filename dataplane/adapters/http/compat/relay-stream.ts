@@ -8,6 +8,7 @@ import { formatSseEvent } from "../../../upstream/sse-parser.js";
 import { SseRelay } from "../../../upstream/sse-relay.js";
 import { countTextTokens, estimatedUsage, promptText } from "../../../upstream/usage.js";
 import type { RouteResult } from "../route-table.js";
+import { relayCachedStream } from "./relay-cached.js";
 import {
   clientAbortSignal,
   failCall,
@@ -30,6 +31,7 @@ export async function relayStream(
   let forwarded;
   try {
     await ctx.pipeline.admit(call);
+    if (call.cache?.result === "hit") return await relayCachedStream(ctx, call, reply);
     forwarded = await forwardWithRetries(
       ctx.upstream,
       ctx.health,

@@ -11,7 +11,11 @@ import { headersForRouting } from "../../../routing/routes/headers-for-routing.j
 import { errorSchema } from "../common-schemas.js";
 import { declaredClassification, failCall } from "../compat/call-lifecycle.js";
 import { refusedModelName } from "../input-text-policy.js";
-import { chatCompletionRequest, embeddingRequest, modelList } from "../compat/compat-schemas.js";
+import {
+  chatCompletionRequestWithPrompt,
+  embeddingRequest,
+  modelList,
+} from "../compat/compat-schemas.js";
 import { spoolMultipart } from "../compat/multipart-spool.js";
 import { relayJson } from "../compat/relay-json.js";
 import { relayStream } from "../compat/relay-stream.js";
@@ -85,7 +89,7 @@ export function compatRoutes(ctx: AppContext): AnyRouteSpec[] {
       path: "/v1/chat/completions",
       tag: "compatible",
       summary: "Chat completion (JSON, or server-sent events when stream is true)",
-      body: chatCompletionRequest.meta({ id: "CreateChatCompletionRequest" }),
+      body: chatCompletionRequestWithPrompt.meta({ id: "CreateChatCompletionRequest" }),
       recordRefused: refusalRecorder(ctx, "chat.completions"),
       responses: {
         200: {
@@ -95,7 +99,10 @@ export function compatRoutes(ctx: AppContext): AnyRouteSpec[] {
         ...inferenceErrors,
       },
       handler: async (input) => {
-        const call = startCall(ctx, input, "chat.completions", input.body);
+        const prompted = await ctx.prompts.expand(input.caller as Caller, input.body);
+        const call = startCall(ctx, input, "chat.completions", prompted.body);
+        call.prompt = prompted.use;
+        call.cacheable = true;
         return call.stream
           ? relayStream(ctx, call, input.reply)
           : relayJson(ctx, call, input.reply, { path: "/chat/completions" });

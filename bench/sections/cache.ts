@@ -1,0 +1,237 @@
+/**
+ * The response cache: the cost of one lookup (exact by key, semantic nearest neighbour) at 10k and
+ * 100k stored entries of one customer and model, on the embedded PGlite with pgvector (HNSW) and
+ * without it (exact scan), and on real Postgres (exact scan; BENCH_POSTGRES_URL); then the latency
+ * of a chat completion served from the cache against a miss and the cache off, through an
+ * in-process gateway and a fake upstream (a test double).
+ */
+import { randomBytes } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import pg from "pg";
+import { pino } from "pino";
+import { createApp } from "../../dataplane/app/create-app.js";
+import { memoryBroadcast } from "../../dataplane/broadcast/broadcast.js";
+import { loadConfig } from "../../dataplane/config/config.js";
+import { generateApiKey } from "../../dataplane/core/api-key-format.js";
+import { CacheRepository } from "../../dataplane/store/cache-repository.js";
+import type { Database } from "../../dataplane/store/database.js";
+import { migrate } from "../../dataplane/store/migrate.js";
+import { openPglite } from "../../dataplane/store/pglite-database.js";
+import { openPostgres } from "../../dataplane/store/postgres-database.js";
+import { startFakeUpstream } from "../../test/fakes/fake-openai-upstream.js";
+import { customerKey, deployModel } from "../../test/support/inference-fixture.js";
+import { call } from "../../test/support/test-app.js";
+import { percentile } from "../../dataplane/routing/routes/ab-statistics.js";
+import type { Section, SectionContext, SectionReport } from "./section.js";
+
+const DIMS = 256;
+const LOOKUPS = 200;
+
+function randomUnit(): number[] {
+  const v = Array.from({ length: DIMS }, () => Math.random() - 0.5);
+  const n = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+  return v.map((x) => x / n);
+}
+
+/** Fills the store with `size` entries of one customer and scope (the worst case for a scan). */
+async function fill(db: Database, size: number): Promise<void> {
+  await db.exec("DELETE FROM cache_entries");
+  await db.query(
+    `INSERT INTO cache_entries (customer_id, key_hash, scope_hash, model, response, prompt_tokens,
+       completion_tokens, cost_usd, embedding_model, embedding, expires_at)
+     SELECT 'bench', md5(g::text), 'scope', 'm', '{"choices":[]}'::jsonb, 10, 10, 0, 'emb',
+            (SELECT array_agg((random() - 0.5)::real) FROM generate_series(1, $2) d WHERE g > 0),
+            now() + interval '1 day'
+       FROM generate_series(1, $1) g`,
+    [size, DIMS],
+  );
+}
+
+async function timeLookups(fn: (i: number) => Promise<unknown>): Promise<number[]> {
+  for (let i = 0; i < 10; i++) await fn(i);
+  const times: number[] = [];
+  for (let i = 0; i < LOOKUPS; i++) {
+    const t0 = performance.now();
+    await fn(i);
+    times.push(performance.now() - t0);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+interface Row {
+  store: string;
+  search: string;
+  entries: number;
+  exactP50: number | null;
+  semanticP50: number | null;
+  semanticP95: number | null;
+}
+
+async function lookupCosts(
+  name: string,
+  db: Database,
+  sizes: number[],
+  log: SectionContext["log"],
+): Promise<Row[]> {
+  await migrate(db);
+  const repo = new CacheRepository(db);
+  const search = name.includes("without") ? "exact_scan" : await repo.prepareVectors();
+  const rows: Row[] = [];
+  const now = new Date();
+  for (const size of sizes) {
+    log(`cache: ${name}, filling ${size} entries`);
+    await fill(db, size);
+    // The HNSW index is built on first use (outside the timed lookups).
+    if (search === "pgvector_hnsw") await repo.nearest("bench", "scope", "emb", randomUnit(), now);
+    await db.exec("ANALYZE cache_entries");
+    const exact = await timeLookups((i) => repo.exact("bench", `nokey${i}`, now));
+    const queries = Array.from({ length: 20 }, randomUnit);
+    const semantic = await timeLookups((i) =>
+      repo.nearest("bench", "scope", "emb", queries[i % queries.length] as number[], now),
+    );
+    rows.push({
+      store: name,
+      search,
+      entries: size,
+      exactP50: percentile(exact, 0.5),
+      semanticP50: percentile(semantic, 0.5),
+      semanticP95: percentile(semantic, 0.95),
+    });
+  }
+  return rows;
+}
+
+async function hitVersusMiss(log: SectionContext["log"]) {
+  const up = await startFakeUpstream({ recordRequests: false });
+  const adminKey = generateApiKey();
+  const db = await openPglite(undefined);
+  const app = await createApp(loadConfig({ LOG_LEVEL: "silent", EVIDENT_ADMIN_KEY: adminKey }), {
+    logger: pino({ level: "silent" }),
+    stores: { db, redis: undefined, broadcast: memoryBroadcast() },
+  });
+  await app.http.listen({ port: 0, host: "127.0.0.1" });
+  const address = app.http.server.address();
+  const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  try {
+    await deployModel(url, adminKey, { name: "bench-cache" }, up.url);
+    const key = await customerKey(url, adminKey, "enterprise");
+    const chat = (content: string) =>
+      call(url, "POST", "/v1/chat/completions", key, {
+        model: "bench-cache",
+        messages: [{ role: "user", content }],
+      });
+    const measure = async (label: string, content: (i: number) => string) => {
+      log(`cache: ${label}`);
+      const times: number[] = [];
+      for (let i = 0; i < 200; i++) {
+        const t0 = performance.now();
+        const r = await chat(content(i));
+        times.push(performance.now() - t0);
+        if (r.status !== 200) throw new Error(`bench call failed: ${r.status}`);
+      }
+      times.sort((a, b) => a - b);
+      return { label, p50: percentile(times, 0.5), p95: percentile(times, 0.95) };
+    };
+    const off = await measure("cache off", (i) => `question number ${i} about invoices`);
+    await call(url, "PATCH", "/api/v1/cache/config", key, { enabled: true });
+    const miss = await measure("miss (lookup, forward, store)", (i) => `new question ${i}`);
+    await chat("the same question");
+    await new Promise((r) => setTimeout(r, 500));
+    const hit = await measure("hit (served from cache)", () => "the same question");
+    return [off, miss, hit];
+  } finally {
+    await app.close();
+    await db.close();
+    await up.close();
+  }
+}
+
+/** A fresh database on the benchmark's Postgres server, dropped afterwards. */
+async function freshDatabase(server: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `evident_bench_cache_${randomBytes(6).toString("hex")}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: server });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+const ms = (v: number | null) => (v === null ? "-" : v.toFixed(3));
+
+const NAME = "response cache (lookup cost; hit vs miss latency)";
+
+/** The section at the given store sizes (npm run bench: 10k and 100k). */
+export function cacheSectionFor(sizes: number[]): Section {
+  return { name: NAME, run: (context) => runCacheSection(context, sizes) };
+}
+
+export const cacheSection = cacheSectionFor([10_000, 100_000]);
+
+async function runCacheSection(
+  { options, log }: SectionContext,
+  sizes: number[],
+): Promise<SectionReport> {
+  const rows: Row[] = [];
+  const stores: [string, () => Promise<Database>][] = [
+    ["pglite + pgvector", () => openPglite(undefined)],
+    ["pglite without pgvector", () => openPglite(undefined, { vector: false })],
+  ];
+  let dropPostgres: (() => Promise<void>) | undefined;
+  if (options.postgresUrl) {
+    const server = options.postgresUrl;
+    stores.push([
+      "postgres",
+      async () => {
+        // Never the server's own database: a fresh one, dropped afterwards.
+        const fresh = await freshDatabase(server);
+        dropPostgres = fresh.drop;
+        return openPostgres({ connectionString: fresh.url });
+      },
+    ]);
+  }
+  for (const [name, open] of stores) {
+    const db = await open();
+    try {
+      rows.push(...(await lookupCosts(name, db, sizes, log)));
+    } finally {
+      await db.close();
+      if (name === "postgres") await dropPostgres?.();
+    }
+  }
+  const latency = await hitVersusMiss(log);
+  const [off, miss, hit] = latency;
+  return {
+    name: NAME,
+    table: [
+      ["store", "search", "entries", "exact p50 ms", "semantic p50 ms", "semantic p95 ms"],
+      ...rows.map((r) => [
+        r.store,
+        r.search,
+        String(r.entries),
+        ms(r.exactP50),
+        ms(r.semanticP50),
+        ms(r.semanticP95),
+      ]),
+      ["request", "", "", "p50 ms", "p95 ms", ""],
+      ...latency.map((l) => [l.label, "", "", ms(l.p50), ms(l.p95), ""]),
+    ],
+    ratios: {
+      hit_over_off_p50: hit?.p50 && off?.p50 ? hit.p50 / off.p50 : null,
+      miss_minus_off_p50_ms: miss?.p50 && off?.p50 ? miss.p50 - off.p50 : null,
+    },
+    targets: [],
+    notes: [
+      `${DIMS}-dimension vectors; all entries of one customer and model scope (a scan's worst case)`,
+      "hit vs miss: sequential calls through an in-process gateway (PGlite) to a fake upstream that answers at once, so a real model's latency is not in the miss",
+    ],
+    data: { rows, latency },
+  };
+}

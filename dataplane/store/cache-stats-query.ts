@@ -1,0 +1,47 @@
+import type { Queryable } from "./database.js";
+
+export interface CacheStatsRow {
+  model: string;
+  hits: number;
+  semanticHits: number;
+  misses: number;
+  tokensSaved: number;
+  costSavedUsd: number;
+}
+
+/** Hits and misses per model since `from`, from the audit log's cache details. */
+export async function cacheStats(
+  db: Queryable,
+  customerId: string,
+  from: Date,
+): Promise<CacheStatsRow[]> {
+  const rows = await db.query<{
+    model: string | null;
+    hits: string | number;
+    semantic_hits: string | number;
+    misses: string | number;
+    tokens_saved: string | number | null;
+    cost_saved: string | number | null;
+  }>(
+    `SELECT COALESCE(model, fields->>'subject') AS model,
+              count(*) FILTER (WHERE fields->'details'->'cache'->>'result' = 'hit') AS hits,
+              count(*) FILTER (WHERE fields->'details'->'cache'->>'result' = 'hit'
+                                 AND fields->'details'->'cache'->>'kind' = 'semantic') AS semantic_hits,
+              count(*) FILTER (WHERE fields->'details'->'cache'->>'result' = 'miss') AS misses,
+              sum((fields->'details'->'cache'->>'saved_tokens')::numeric) AS tokens_saved,
+              sum((fields->'details'->'cache'->>'saved_cost_usd')::numeric) AS cost_saved
+         FROM audit_records
+        WHERE customer_id = $1 AND kind = 'inference' AND occurred_at >= $2
+          AND fields->'details'->'cache' IS NOT NULL
+        GROUP BY 1 ORDER BY 1`,
+    [customerId, from],
+  );
+  return rows.map((r) => ({
+    model: r.model ?? "(unknown)",
+    hits: Number(r.hits),
+    semanticHits: Number(r.semantic_hits),
+    misses: Number(r.misses),
+    tokensSaved: Number(r.tokens_saved ?? 0),
+    costSavedUsd: Math.round(Number(r.cost_saved ?? 0) * 1e8) / 1e8,
+  }));
+}
