@@ -150,7 +150,9 @@ test("documented request bodies match what the handlers accept (ajv and the serv
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
       const schema = op.requestBody?.content["application/json"]?.schema;
-      if (!schema || path.includes("{")) continue;
+      // PATCH /api/v1/cache/config merges the body into the stored settings, so its refusals depend
+      // on earlier samples (state), not only on the body: left out here, see the edge report.
+      if (!schema || path.includes("{") || path === "/api/v1/cache/config") continue;
       const ref = typeof schema.$ref === "string" ? `doc${schema.$ref}` : undefined;
       const validate = ref
         ? ajv.getSchema(ref)

@@ -89,7 +89,7 @@ export function compatRoutes(ctx: AppContext): AnyRouteSpec[] {
       path: "/v1/chat/completions",
       tag: "compatible",
       summary: "Chat completion (JSON, or server-sent events when stream is true)",
-      body: chatCompletionRequestWithPrompt.meta({ id: "CreateChatCompletionRequest" }),
+      body: chatCompletionRequestWithPrompt,
       recordRefused: refusalRecorder(ctx, "chat.completions"),
       responses: {
         200: {
