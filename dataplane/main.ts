@@ -4,6 +4,7 @@ import { createLogger } from "./observability/logger.js";
 import { startGrpcServer } from "./adapters/grpc/start-grpc.js";
 import { startMetricsServer } from "./observability/metrics-server.js";
 import { drainAndClose } from "./app/graceful-shutdown.js";
+import { installProcessGuards } from "./observability/process-guards.js";
 
 /** `npm start`: the data plane as one process on its configured (or embedded) stores. */
 async function main(): Promise<void> {
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.LOG_LEVEL);
   const app = await createApp(config, { logger });
+  installProcessGuards(logger, app.ctx.metrics.escapedErrors);
   await app.http.listen({ port: config.PORT, host: config.HOST });
   const grpc = await startGrpcServer(app.ctx, config.GRPC_PORT, config.HOST, {
     failureMode: config.ENVOY_FAILURE_MODE,

@@ -54,7 +54,8 @@ test("an export of a seeded history downloads as a bundle that an independent ve
     t.is(created.json.status, "queued");
     const id = created.json.id as string;
     let job: Record<string, unknown> = created.json;
-    for (let i = 0; i < 200 && job.status !== "completed" && job.status !== "failed"; i++) {
+    const deadline = Date.now() + 60_000;
+    while (job.status !== "completed" && job.status !== "failed" && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
       job = (await call(app.url, "GET", `/api/v1/compliance/exports/${id}`, key)).json;
     }

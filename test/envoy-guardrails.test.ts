@@ -93,7 +93,7 @@ function streamed(body: string): { text: string; error: string | undefined } {
 }
 
 async function outcomeOf(requestId: string): Promise<string | undefined> {
-  for (let i = 0; i < 20; i++) {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
     const res = await call(
       gateway.url,
       "GET",

@@ -50,7 +50,8 @@ test.serial(
       name: "llama-guard",
       model: "guard-classifier",
       check: "content_safety",
-      timeout_ms: 300,
+      // Long enough for a busy machine to answer in time; the slow answers below take longer.
+      timeout_ms: 2_000,
     };
     t.is((await policy(key, { model_checks: [check] })).status, 200);
     const answer = (content: string) => ({
@@ -69,13 +70,13 @@ test.serial(
     upstream.script.next(answer("safe"));
     t.is((await chat(key, "an ordinary looking question")).status, 200);
 
-    upstream.script.next({ delayMs: 1_500 });
+    upstream.script.next({ delayMs: 4_000 });
     const timedOut = await chat(key, "an ordinary looking question");
     t.is(timedOut.status, 400, "closed by default: a classifier that times out blocks");
     t.regex(errorOf(timedOut.json).message, /timed out; blocking/);
 
     t.is((await policy(key, { model_checks: [{ ...check, fail_mode: "open" }] })).status, 200);
-    upstream.script.next({ delayMs: 1_500 });
+    upstream.script.next({ delayMs: 4_000 });
     t.is((await chat(key, "an ordinary looking question")).status, 200, "open: the call goes on");
     t.is((await policy(key, { model_checks: [{ ...check, timeout_ms: 10 }] })).status, 422);
   },

@@ -70,9 +70,10 @@ test.serial(
     t.is(tooLarge.headers.get("x-ratelimit-remaining-tokens"), "40000");
 
     // A call in flight holds its reservation: a second one that does not fit next to it waits.
-    upstream.script.next({ delayMs: 400 });
+    // Held long enough that the second call surely overlaps it, even on a busy machine.
+    upstream.script.next({ delayMs: 5_000 });
     const first = chat(app.url, key, "m", { max_tokens: 30_000 });
-    t.true(await within(5_000, async () => upstream.activeRequests() === 1));
+    t.true(await within(30_000, async () => upstream.activeRequests() === 1));
     const second = await chat(app.url, key, "m", { max_tokens: 30_000 });
     t.is(second.status, 429);
     const prompt = countTextTokens("hello there");
@@ -130,7 +131,7 @@ test.serial("a client that disconnects mid-stream still has its reservation sett
   await upstream.whenAborted(abortedBefore + 1);
   // Settled: the 400,000 reserved tokens come back (less what was streamed), seen on the next call.
   t.true(
-    await within(5_000, async () => {
+    await within(30_000, async () => {
       const probe = await chat(app.url, key, "m", { max_tokens: 1 });
       return Number(probe.headers.get("x-ratelimit-remaining-tokens")) > 400_000;
     }),

@@ -30,12 +30,12 @@ if (POSTGRES_URL && REDIS_URL) {
         upstream.url,
       );
       t.true(
-        await within(1_000, async () => (await chatOnB()) === 200),
+        await within(30_000, async () => (await chatOnB()) === 200),
         "b routes the deployment made on a",
       );
       await call(a.url, "DELETE", `/api/v1/deployments/${deploymentId}`, a.adminKey);
       t.true(
-        await within(1_000, async () => (await chatOnB()) === 404),
+        await within(30_000, async () => (await chatOnB()) === 404),
         "b stops routing the terminated deployment",
       );
     } finally {

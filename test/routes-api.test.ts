@@ -35,7 +35,7 @@ const received = (up: FakeUpstream, from: number) =>
 
 async function eventually<T>(get: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
   let last = await get();
-  for (let i = 0; i < 200 && !ok(last); i++) {
+  for (const deadline = Date.now() + 30_000; !ok(last) && Date.now() < deadline;) {
     await new Promise((r) => setTimeout(r, 25));
     last = await get();
   }

@@ -25,7 +25,7 @@ if (POSTGRES_URL && REDIS_URL) {
     try {
       await deployModel(a.url, a.adminKey, { name: "r-front" }, upA.url);
       await deployModel(a.url, a.adminKey, { name: "r-other" }, upB.url);
-      t.true(await within(1_000, async () => (await modelServingOnB()) === "r-front"));
+      t.true(await within(30_000, async () => (await modelServingOnB()) === "r-front"));
       const created = await call(a.url, "POST", "/api/v1/routes", a.adminKey, {
         match: { model: "r-front" },
         strategy: "weighted",
@@ -35,19 +35,19 @@ if (POSTGRES_URL && REDIS_URL) {
       t.is(created.status, 201);
       const id = created.json.id as string;
       t.true(
-        await within(1_000, async () => (await modelServingOnB()) === "r-other"),
+        await within(30_000, async () => (await modelServingOnB()) === "r-other"),
         "b follows the new route",
       );
       await call(a.url, "PATCH", `/api/v1/routes/${id}`, a.adminKey, { enabled: false });
       t.true(
-        await within(1_000, async () => (await modelServingOnB()) === "r-front"),
+        await within(30_000, async () => (await modelServingOnB()) === "r-front"),
         "b stops using the disabled route",
       );
       await call(a.url, "PATCH", `/api/v1/routes/${id}`, a.adminKey, { enabled: true });
-      t.true(await within(1_000, async () => (await modelServingOnB()) === "r-other"));
+      t.true(await within(30_000, async () => (await modelServingOnB()) === "r-other"));
       t.is((await call(a.url, "DELETE", `/api/v1/routes/${id}`, a.adminKey)).status, 204);
       t.true(
-        await within(1_000, async () => (await modelServingOnB()) === "r-front"),
+        await within(30_000, async () => (await modelServingOnB()) === "r-front"),
         "b forgets the deleted route",
       );
     } finally {

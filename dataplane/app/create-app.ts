@@ -4,7 +4,7 @@ import {
   applyAuthInvalidation,
   AUTH_CHANNEL,
 } from "../accounts/account-service.js";
-import { buildOpenApi } from "../adapters/http/openapi.js";
+import { buildOpenApi, openApiDocumentSchema } from "../adapters/http/openapi.js";
 import { accountRoutes } from "../adapters/http/routes/accounts.js";
 import { systemRoutes } from "../adapters/http/routes/system.js";
 import { route, type AnyRouteSpec } from "../adapters/http/route-table.js";
@@ -358,7 +358,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     path: "/openapi.json",
     tag: "meta",
     summary: "This API's OpenAPI description (version 0.1.0)",
-    responses: { 200: { description: "OpenAPI 3 document" } },
+    responses: { 200: { description: "OpenAPI 3 document", schema: openApiDocumentSchema } },
     handler: async () => ({ status: 200, body: document }),
   });
   routes.push(openApiRoute);

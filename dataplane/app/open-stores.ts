@@ -23,6 +23,7 @@ export async function openStores(config: Config, logger: Logger): Promise<Stores
   const db: Database = config.DATABASE_URL
     ? openPostgres({
         connectionString: config.DATABASE_URL,
+        connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
         onIdleError: (err) => logger.warn({ err: err.message }, "postgres connection lost"),
       })
     : await openPglite(path.resolve(config.DATA_DIR, "pgdata"));
@@ -35,12 +36,14 @@ export async function openStores(config: Config, logger: Logger): Promise<Stores
       lastRedisError = now;
     });
   }
+  const onListenerError = (err: unknown) =>
+    logger.error({ err: String(err) }, "a broadcast listener failed");
   const broadcast = redis
-    ? await redisBroadcast(redis)
+    ? await redisBroadcast(redis, onListenerError)
     : config.DATABASE_URL
       ? await postgresBroadcast(config.DATABASE_URL, (err) =>
           logger.warn({ err: err.message }, "postgres listener error"),
         )
-      : memoryBroadcast();
+      : memoryBroadcast(onListenerError);
   return { db, redis, broadcast };
 }

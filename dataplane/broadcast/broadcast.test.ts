@@ -80,3 +80,20 @@ if (POSTGRES_URL) {
 } else {
   test.skip("postgres broadcast (set DATABASE_URL to run)", () => undefined);
 }
+
+test("memory: a listener that throws or rejects is reported and the others still get the message", async (t) => {
+  const errors: string[] = [];
+  const b = memoryBroadcast((err) => errors.push(String(err)));
+  const seen: string[] = [];
+  await b.subscribe("c", () => {
+    throw new Error("sync");
+  });
+  await b.subscribe("c", async () => {
+    throw new Error("async");
+  });
+  await b.subscribe("c", (m) => seen.push(m));
+  await b.publish("c", "hello");
+  await new Promise((r) => setImmediate(r));
+  t.deepEqual(seen, ["hello"]);
+  t.deepEqual(errors.sort(), ["Error: async", "Error: sync"]);
+});

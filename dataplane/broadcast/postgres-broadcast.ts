@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { Broadcast, BroadcastHandler } from "./broadcast.js";
+import { deliver, type Broadcast, type BroadcastHandler } from "./broadcast.js";
 
 /**
  * Postgres LISTEN/NOTIFY for replicas that share Postgres but no Redis. A dedicated connection
@@ -22,7 +22,9 @@ export async function postgresBroadcast(
     if (closed) return;
     const client = new pg.Client({ connectionString });
     client.on("notification", (n) => {
-      for (const h of handlers.get(n.channel) ?? []) h(n.payload ?? "");
+      deliver(handlers.get(n.channel) ?? [], n.payload ?? "", (err) =>
+        onError(err instanceof Error ? err : new Error(String(err))),
+      );
     });
     client.on("error", (err) => {
       onError(err);

@@ -1,14 +1,17 @@
 import type { RedisConnection } from "../store/redis-connection.js";
-import type { Broadcast, BroadcastHandler } from "./broadcast.js";
+import { deliver, type Broadcast, type BroadcastHandler } from "./broadcast.js";
 
 /** Redis pub/sub on a dedicated subscriber connection; the client reconnects by itself. */
-export async function redisBroadcast(redis: RedisConnection): Promise<Broadcast> {
+export async function redisBroadcast(
+  redis: RedisConnection,
+  onError: (err: unknown) => void = () => undefined,
+): Promise<Broadcast> {
   const subscriber = redis.client.duplicate();
   subscriber.on("error", () => undefined); // reconnects; errors are reported by the main client
   await subscriber.connect();
   const handlers = new Map<string, Set<BroadcastHandler>>();
   const onMessage = (message: string, channel: string) => {
-    for (const h of handlers.get(channel) ?? []) h(message);
+    deliver(handlers.get(channel) ?? [], message, onError);
   };
   return {
     kind: "redis",

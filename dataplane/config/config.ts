@@ -27,6 +27,8 @@ const configSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional(),
+  /** How long to wait for a new Postgres connection before failing (raise on busy hosts). */
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(5_000),
   DATA_DIR: z.string().min(1).default("./.evident"),
   REDIS_URL: z
     .string()

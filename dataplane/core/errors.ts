@@ -32,15 +32,17 @@ const KINDS = {
   model_has_active_deployments: { status: 409, type: "conflict_error" },
   invalid_state_transition: { status: 409, type: "conflict_error" },
   resource_conflict: { status: 409, type: "conflict_error" },
-  // 408 / 413 / 415 / 422 / 429
+  // 408 / 413 / 414 / 415 / 422 / 429 / 431
   request_timeout: { status: 408, type: "invalid_request_error" },
   request_too_large: { status: 413, type: "invalid_request_error" },
+  uri_too_long: { status: 414, type: "invalid_request_error" },
   unsupported_media_type: { status: 415, type: "invalid_request_error" },
   upgrade_required: { status: 426, type: "invalid_request_error" },
   validation_failed: { status: 422, type: "validation_error" },
   rate_limit_exceeded: { status: 429, type: "rate_limit_error" },
   /** The customer's cap on concurrent upstream calls (by tier) is reached. */
   concurrency_limit_exceeded: { status: 429, type: "rate_limit_error" },
+  request_headers_too_large: { status: 431, type: "invalid_request_error" },
   // 5xx
   internal_error: { status: 500, type: "server_error" },
   upstream_unavailable: { status: 502, type: "backend_error" },

@@ -11,7 +11,7 @@ import { startTcpFaultProxy, type TcpFaultProxy } from "./testing/tcp-fault-prox
 const FREE = rateLimitsFor("free");
 
 async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 60_000;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
     await new Promise((r) => setTimeout(r, 50));

@@ -24,7 +24,13 @@ export function createMetrics() {
     help: "Audit records the store refused even after escaping, kept in audit_quarantine (alert on any)",
     registers: [registry],
   });
-  return { registry, httpRequests, httpDuration, calls, auditQuarantined };
+  const escapedErrors = new Counter({
+    name: "evident_escaped_errors_total",
+    help: "Errors that escaped their handler and were caught by the process guard (never a crash)",
+    labelNames: ["kind"] as const,
+    registers: [registry],
+  });
+  return { registry, httpRequests, httpDuration, calls, auditQuarantined, escapedErrors };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -44,6 +44,8 @@ async function checkedOut<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promi
 export interface PostgresOptions {
   connectionString: string;
   max?: number;
+  /** How long acquiring a new connection may take (default 5 s). */
+  connectTimeoutMs?: number;
   /** Called when an idle pooled connection fails (server restart); the pool replaces it. */
   onIdleError?: (err: Error) => void;
 }
@@ -52,7 +54,7 @@ export function openPostgres(options: PostgresOptions): Database & { pool: pg.Po
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.max ?? 10,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
     idleTimeoutMillis: 30_000,
   });
   pool.on("error", (err) => options.onIdleError?.(err));

@@ -37,6 +37,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<Runnin
   const config = loadConfig({
     LOG_LEVEL: "silent",
     EVIDENT_ADMIN_KEY: adminKey,
+    // Sized for a busy CI host: a slow connect is not a failure of the code under test.
+    DATABASE_CONNECT_TIMEOUT_MS: "30000",
     ...(ownLog === undefined ? {} : { AUDIT_SPOOL_DIR: ownLog }),
     ...options.env,
   });

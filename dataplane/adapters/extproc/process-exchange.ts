@@ -17,7 +17,7 @@ import type { EnvoyAdapterOptions } from "../grpc/envoy-options.js";
 import { inferenceEndpointOf, isInferencePath } from "../grpc/envoy-paths.js";
 import { readHeaderMap, setHeaders } from "./header-map.js";
 import { toImmediateResponse } from "./immediate-response.js";
-import { callFromBody, forwardPlan, type RequestFacts } from "./request-admission.js";
+import { callFromBody, refusedCall, forwardPlan, type RequestFacts } from "./request-admission.js";
 import { checkInferenceRequestHeaders } from "./request-headers-check.js";
 import { ResponseRelay, type ResponseKind } from "./response-relay.js";
 
@@ -278,6 +278,10 @@ export class ProcessExchange {
         "ext_proc could not decide",
       );
       error = undecidedError(err);
+    }
+    if (this.call === undefined && this.facts !== undefined && !this.passThrough) {
+      // Refused before the body was admitted (malformed, invalid, too large): still recorded.
+      this.call = refusedCall(this.ctx, this.facts, Buffer.concat(this.requestChunks));
     }
     const call = this.call;
     if (call !== undefined && !this.finished) {

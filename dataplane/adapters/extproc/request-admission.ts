@@ -6,6 +6,7 @@ import { headersForRouting } from "../../routing/routes/headers-for-routing.js";
 import type { Target } from "../../routing/routing-types.js";
 import { upstreamBody } from "../http/compat/call-lifecycle.js";
 import { chatCompletionRequest, embeddingRequest } from "../http/compat/compat-schemas.js";
+import { refusedModelName } from "../http/input-text-policy.js";
 import { parseOrThrow } from "../http/validation.js";
 import { declaredClassificationOf } from "../../core/declared-classification.js";
 
@@ -44,6 +45,30 @@ export function callFromBody(ctx: AppContext, facts: RequestFacts, raw: Buffer):
     startedAt: ctx.clock.now(),
     requestHeaders: routingHeaders(facts.headers),
   });
+  return call;
+}
+
+/**
+ * A call refused before its body could be admitted (malformed JSON, validation, too large): recorded
+ * as `refused` like on REST, with the requested model only when it is a clean string.
+ */
+export function refusedCall(ctx: AppContext, facts: RequestFacts, raw: Buffer): InferenceCall {
+  let json: unknown;
+  try {
+    json = raw.length <= 1024 * 1024 ? JSON.parse(raw.toString("utf8")) : undefined;
+  } catch {
+    json = undefined;
+  }
+  const call = newInferenceCall({
+    requestId: facts.requestId,
+    endpoint: facts.endpoint,
+    caller: facts.caller,
+    requestedModel: refusedModelName(json),
+    body: {},
+    stream: false,
+    startedAt: ctx.clock.now(),
+  });
+  call.outcome = "refused";
   return call;
 }
 

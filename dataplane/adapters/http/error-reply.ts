@@ -20,6 +20,10 @@ export function fromFrameworkError(err: unknown): GatewayError {
       );
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
       return new GatewayError("invalid_json", "request body is empty; a JSON body is required");
+    case "FST_ERR_MAX_PARAM_LENGTH":
+      return new GatewayError("uri_too_long", "a path segment is longer than 100 characters");
+    case "FST_ERR_BAD_URL":
+      return new GatewayError("invalid_request", "the URL is not valid (bad percent-encoding)");
     case "FST_ERR_CTP_INVALID_JSON_BODY":
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return new GatewayError("invalid_json", "request body is not valid JSON");
@@ -40,3 +44,31 @@ export function sendError(reply: FastifyReply, err: GatewayError): FastifyReply 
   reply.header("content-type", "application/json; charset=utf-8");
   return reply.send(errorEnvelope(err));
 }
+
+/**
+ * Node's `clientError` (a request the HTTP parser refused before any route saw it: oversized
+ * headers, a bad request line, a header timeout) answered in the envelope with a fresh request id.
+ */
+export function clientErrorResponse(err: { code?: string }, requestId: string): string | undefined {
+  if (err.code === "ECONNRESET") return undefined;
+  const mapped =
+    err.code === "HPE_HEADER_OVERFLOW"
+      ? new GatewayError("request_headers_too_large", "request headers are larger than the limit")
+      : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? new GatewayError("request_timeout", "the request was not received in time")
+        : new GatewayError("invalid_request", "malformed HTTP request");
+  const body = JSON.stringify(errorEnvelope(mapped));
+  return (
+    `HTTP/1.1 ${mapped.status} ${STATUS_TEXT[mapped.status] ?? "Error"}\r\n` +
+    `Content-Type: application/json; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    `X-Request-ID: ${requestId}\r\n` +
+    `Connection: close\r\n\r\n${body}`
+  );
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "Bad Request",
+  408: "Request Timeout",
+  431: "Request Header Fields Too Large",
+};

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
+import type { GatewayError } from "../../core/errors.js";
 import type { Caller } from "../../core/identity.js";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
@@ -21,6 +22,15 @@ export interface HandlerInput<B, Q, P> {
   reply: FastifyReply;
 }
 
+/** One documented response; `contentType` for bodies that are not JSON (default application/json). */
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  contentType?: string;
+}
+
+export type RecordRefused = (request: FastifyRequest, err: GatewayError) => Promise<void>;
+
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 export interface RouteSpec<
@@ -39,11 +49,17 @@ export interface RouteSpec<
   query?: Q;
   params?: P;
   /** Documented responses: status -> description and schema. */
-  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  responses: Record<number, ResponseSpec>;
   /** Parse the body as raw bytes/stream instead of JSON (multipart uploads). */
   rawBody?: boolean;
   /** A management action recorded in the audit log after success (e.g. "key.revoke"). */
   audit?: string;
+  /**
+   * Called when an authenticated request to this route fails before or outside its handler's own
+   * accounting (malformed JSON, a body over the limit, validation): inference routes record such a
+   * refused call in the audit log.
+   */
+  recordRefused?: RecordRefused;
   /**
    * Returns the response, or `undefined` when the handler wrote the reply itself (streams).
    */
@@ -60,9 +76,10 @@ export interface AnyRouteSpec {
   body?: z.ZodType;
   query?: z.ZodType;
   params?: z.ZodType;
-  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  responses: Record<number, ResponseSpec>;
   rawBody?: boolean;
   audit?: string;
+  recordRefused?: RecordRefused;
   handler: (input: HandlerInput<unknown, unknown, unknown>) => Promise<RouteResult | undefined>;
 }
 

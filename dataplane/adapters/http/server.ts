@@ -3,10 +3,11 @@ import type { AppContext } from "../../app/context.js";
 import { GatewayError } from "../../core/errors.js";
 import type { Caller } from "../../core/identity.js";
 import { withBodyDeadline } from "./body-deadline.js";
-import { fromFrameworkError, sendError } from "./error-reply.js";
+import { runInRequestScope } from "../../observability/request-scope.js";
+import { clientErrorResponse, fromFrameworkError, sendError } from "./error-reply.js";
 import { requestIdFrom } from "./request-id.js";
 import { checkRouteRole } from "./role-routes.js";
-import { pathMatcher, type AnyRouteSpec } from "./route-table.js";
+import { pathMatcher, type AnyRouteSpec, type RecordRefused } from "./route-table.js";
 import { parseOrThrow } from "./validation.js";
 
 declare module "fastify" {
@@ -33,6 +34,29 @@ export function buildHttpServer(
     return503OnClosing: true,
     forceCloseConnections: "idle",
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    // Errors Fastify raises before routing (a path segment over 100 characters, a bad URL) and
+    // Node's parser errors (oversized headers) are answered in the envelope with a request id.
+    frameworkErrors: (err, req, reply) => {
+      reply.header("x-request-id", req.id);
+      sendError(reply, fromFrameworkError(err));
+    },
+    clientErrorHandler: (err, socket) => {
+      const response = clientErrorResponse(err, requestIdFrom(undefined, false));
+      if (response && socket.writable) socket.end(response);
+      else socket.destroy();
+    },
+  });
+  // An empty body with a JSON content type (many generated clients send one on DELETE and GET) is
+  // no body; anything else goes through Fastify's JSON parser (prototype poisoning refused).
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (text.trim() === "") {
+      done(null, undefined);
+      return;
+    }
+    parseJson(req, text, done);
   });
   // JSON APIs: a text/plain body is refused with 415 rather than parsed as a string.
   app.removeContentTypeParser("text/plain");
@@ -60,13 +84,14 @@ export function buildHttpServer(
     );
   });
 
-  app.setErrorHandler(async (err, req, reply) => {
-    const mapped = fromFrameworkError(err);
-    if (mapped.status >= 500 && mapped.code === "internal_error") {
-      ctx.logger.error({ request_id: req.id, err: describe(err) }, "unhandled error");
-    }
-    return sendError(reply, mapped);
+  app.addHook("onRequestAbort", async (req) => {
+    ctx.logger.info(
+      { request_id: req.id, route: req.routeOptions.url ?? "unmatched", method: req.method },
+      "request aborted by the client",
+    );
   });
+
+  app.setErrorHandler(async (err, req, reply) => replyWithError(ctx, err, req, reply));
 
   app.setNotFoundHandler(async (req, reply) => {
     // An unauthenticated caller learns nothing about which paths exist.
@@ -103,6 +128,9 @@ function register(
   app.route({
     method: spec.method,
     url: spec.path,
+    errorHandler: spec.recordRefused
+      ? async (err, req, reply) => replyWithError(ctx, err, req, reply, spec.recordRefused)
+      : undefined,
     onRequest:
       spec.auth === false
         ? undefined
@@ -118,29 +146,71 @@ function register(
         ? undefined
         : async (_req, reply, payload) =>
             withBodyDeadline(payload, reply, ctx.config.REQUEST_BODY_TIMEOUT_MS),
-    handler: async (req: FastifyRequest, reply: FastifyReply) => {
-      const body = spec.body ? parseOrThrow(spec.body, req.body ?? {}, "body") : undefined;
-      const query = spec.query ? parseOrThrow(spec.query, req.query ?? {}, "query") : undefined;
-      const params = spec.params ? parseOrThrow(spec.params, req.params ?? {}, "path") : undefined;
-      const result = await spec.handler({
-        body,
-        query,
-        params,
-        caller: req.caller,
-        requestId: req.id,
-        request: req,
-        reply,
-      });
-      if (result === undefined) return reply;
-      if (spec.audit && req.caller && result.status < 400) {
-        await recordManagement(ctx, req.caller, spec.audit, result.body, body, params);
-      }
-      reply.status(result.status);
-      for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
-      if (result.body === undefined) return reply.send();
-      return reply.send(result.body);
-    },
+    handler: (req: FastifyRequest, reply: FastifyReply) =>
+      runInRequestScope({ requestId: req.id, fail: () => failEscaped(reply) }, () =>
+        handle(ctx, spec, req, reply),
+      ),
   });
+}
+
+/** The one error path of the REST façade; a refused inference call still gets its audit record. */
+async function replyWithError(
+  ctx: AppContext,
+  err: unknown,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  recordRefused?: RecordRefused,
+): Promise<FastifyReply> {
+  const mapped = fromFrameworkError(err);
+  if (mapped.status >= 500 && mapped.code === "internal_error") {
+    ctx.logger.error({ request_id: req.id, err: describe(err) }, "unhandled error");
+  }
+  if (recordRefused && req.caller) {
+    await recordRefused(req, mapped).catch((recordErr: unknown) =>
+      ctx.logger.error(
+        { request_id: req.id, err: describe(recordErr) },
+        "could not record a refused call",
+      ),
+    );
+  }
+  return sendError(reply, mapped);
+}
+
+/** An error escaped the request's own handling (see process-guards): end it as a failure. */
+function failEscaped(reply: FastifyReply): void {
+  if (reply.sent || reply.raw.headersSent) {
+    reply.raw.destroy();
+    return;
+  }
+  sendError(reply, new GatewayError("internal_error", "internal error"));
+}
+
+async function handle(
+  ctx: AppContext,
+  spec: AnyRouteSpec,
+  req: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const body = spec.body ? parseOrThrow(spec.body, req.body ?? {}, "body") : undefined;
+  const query = spec.query ? parseOrThrow(spec.query, req.query ?? {}, "query") : undefined;
+  const params = spec.params ? parseOrThrow(spec.params, req.params ?? {}, "path") : undefined;
+  const result = await spec.handler({
+    body,
+    query,
+    params,
+    caller: req.caller,
+    requestId: req.id,
+    request: req,
+    reply,
+  });
+  if (result === undefined) return reply;
+  if (spec.audit && req.caller && result.status < 400) {
+    await recordManagement(ctx, req.caller, spec.audit, result.body, body, params);
+  }
+  reply.status(result.status);
+  for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
+  if (result.body === undefined) return reply.send();
+  return reply.send(result.body);
 }
 
 /** Never recorded in the audit log's details: secrets and plaintext keys. */

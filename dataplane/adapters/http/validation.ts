@@ -1,12 +1,17 @@
 import type { z } from "zod";
 import { GatewayError, type ValidationIssue } from "../../core/errors.js";
+import { checkInputText } from "./input-text-policy.js";
 
-/** Parses one part of a request; a failure is a 422 whose `detail` lists every problem. */
+/**
+ * Parses one part of a request; a failure is a 422 whose `detail` lists every problem. Every part
+ * first passes the input text policy (no NUL, no unpaired surrogate, bounded depth).
+ */
 export function parseOrThrow<S extends z.ZodType>(
   schema: S,
   value: unknown,
   location: "body" | "query" | "path",
 ): z.output<S> {
+  checkInputText(value, location);
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   throw validationError(result.error, location);

@@ -68,4 +68,6 @@ export const compatModel = z
   })
   .meta({ id: "Model" });
 
-export const modelList = z.object({ object: z.literal("list"), data: z.array(compatModel) });
+export const modelList = z
+  .object({ object: z.literal("list"), data: z.array(compatModel) })
+  .meta({ id: "ListModelsResponse" });

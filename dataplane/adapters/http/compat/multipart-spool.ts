@@ -44,7 +44,11 @@ export async function spoolMultipart(
       "malformed multipart/form-data request (no boundary)",
     );
   }
+  // Each file part's write is observed here (never left as a floating promise): when the parser
+  // fails first (a truncated body, a client gone mid-upload) the write fails too, and an unobserved
+  // rejection would end the process.
   const writes: Promise<void>[] = [];
+  const fileStreams: Readable[] = [];
   let tooLarge = false;
   parser.on("field", (name, value) => {
     const before = fields[name];
@@ -68,12 +72,17 @@ export async function spoolMultipart(
     stream.on("limit", () => {
       tooLarge = true;
     });
-    writes.push(pipeline(stream, createWriteStream(target)));
+    fileStreams.push(stream);
+    const write = pipeline(stream, createWriteStream(target));
+    write.catch(() => undefined);
+    writes.push(write);
   });
   try {
     await pipeline(body, parser);
     await Promise.all(writes);
   } catch (err) {
+    for (const stream of fileStreams) stream.destroy();
+    await Promise.allSettled(writes);
     await cleanup();
     if (tooLarge) throw tooLargeError(maxFileBytes);
     // The body deadline (408) and the like pass through as they are.

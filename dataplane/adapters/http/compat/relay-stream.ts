@@ -1,4 +1,4 @@
-import { once } from "node:events";
+import type { ServerResponse } from "node:http";
 import type { FastifyReply } from "fastify";
 import type { AppContext } from "../../../app/context.js";
 import { errorEnvelope, GatewayError, toGatewayError } from "../../../core/errors.js";
@@ -92,7 +92,7 @@ export async function relayStream(
   const relay = new SseRelay(call, (part) => ctx.pipeline.openStreamFilter(call, part));
   const write = async (text: string) => {
     if (text.length === 0 || raw.destroyed) return;
-    if (!raw.write(text)) await Promise.race([once(raw, "drain"), once(raw, "close")]);
+    if (!raw.write(text)) await drainedOrClosed(raw);
   };
   const estimate = () =>
     estimatedUsage(countTextTokens(promptText(call.body)), relay.completionTokens);
@@ -151,4 +151,22 @@ export async function relayStream(
     }
   }
   return undefined;
+}
+
+/**
+ * Resolves when the client has room again or has gone. Not `events.once` raced twice: the loser of
+ * such a race stays armed and rejects, unobserved, if the response later emits "error".
+ */
+function drainedOrClosed(raw: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      raw.off("drain", done);
+      raw.off("close", done);
+      raw.off("error", done);
+      resolve();
+    };
+    raw.on("drain", done);
+    raw.on("close", done);
+    raw.on("error", done);
+  });
 }

@@ -19,32 +19,38 @@ import {
 } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
 
-const customerSchema = z.object({
-  id: z.string(),
-  object: z.literal("customer"),
-  name: z.string(),
-  tier: z.enum(TIERS),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
+const customerSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal("customer"),
+    name: z.string(),
+    tier: z.enum(TIERS),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: "CustomerResponse" });
 
-const keySchema = z.object({
-  id: z.string(),
-  object: z.literal("api_key"),
-  customer_id: z.string(),
-  name: z.string(),
-  role: z.enum(ROLES),
-  classification_floor: z.enum(CLASSIFICATION_LEVELS),
-  hint: z.string(),
-  status: z.enum(["active", "revoked"]),
-  created_at: z.string(),
-  last_used_at: z.string().nullable(),
-  revoked_at: z.string().nullable(),
-});
+const keySchema = z
+  .object({
+    id: z.string(),
+    object: z.literal("api_key"),
+    customer_id: z.string(),
+    name: z.string(),
+    role: z.enum(ROLES),
+    classification_floor: z.enum(CLASSIFICATION_LEVELS),
+    hint: z.string(),
+    status: z.enum(["active", "revoked"]),
+    created_at: z.string(),
+    last_used_at: z.string().nullable(),
+    revoked_at: z.string().nullable(),
+  })
+  .meta({ id: "ApiKeyResponse" });
 
-const createdKeySchema = keySchema.extend({
-  key: z.string().describe("The plaintext key. Shown once; only its hash is stored."),
-});
+const createdKeySchema = keySchema
+  .extend({
+    key: z.string().describe("The plaintext key. Shown once; only its hash is stored."),
+  })
+  .meta({ id: "CreatedApiKeyResponse" });
 
 const createCustomerBody = z.strictObject({ name: displayName, tier: z.enum(TIERS) });
 const updateCustomerBody = z
@@ -103,7 +109,7 @@ export function accountRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "accounts",
       summary: "Create a customer (admin)",
       audit: "customer.create",
-      body: createCustomerBody,
+      body: createCustomerBody.meta({ id: "CreateCustomerRequest" }),
       responses: { 201: { description: "created", schema: customerSchema }, ...errors },
       handler: async ({ body, caller: c }) => ({
         status: 201,
@@ -144,7 +150,7 @@ export function accountRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary: "Change a customer's name or tier (admin)",
       audit: "customer.update",
       params: z.object({ customer_id: idParam }),
-      body: updateCustomerBody,
+      body: updateCustomerBody.meta({ id: "UpdateCustomerRequest" }),
       responses: { 200: { description: "updated", schema: customerSchema }, ...errors },
       handler: async ({ params, body, caller: c }) => ({
         status: 200,
@@ -157,7 +163,7 @@ export function accountRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "accounts",
       summary: "Create an API key; the plaintext is returned once",
       audit: "key.create",
-      body: createKeyBody,
+      body: createKeyBody.meta({ id: "CreateKeyRequest" }),
       responses: { 201: { description: "created", schema: createdKeySchema }, ...errors },
       handler: async ({ body, caller: c }) => {
         const { record, plaintext } = await ctx.accounts.createKey(caller(c), {

@@ -10,10 +10,17 @@ import {
   RETENTION_ROLES,
 } from "../../../core/permissions.js";
 import type { LegalHold } from "../../../store/retention-repository.js";
-import { errorSchema, idParam, listBody, pageQuery } from "../common-schemas.js";
+import { errorSchema, idParam, isoDateTime, listBody, pageQuery } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
+import {
+  auditRecordListResponse,
+  auditVerificationResponse,
+  legalHoldListResponse,
+  legalHoldResponse,
+  retentionReportResponse,
+  retentionResponse,
+} from "../response-schemas.js";
 
-const isoTime = z.iso.datetime({ offset: true });
 /** Admins may act for another customer with ?customer_id=; everyone else acts for their own. */
 const customerQuery = z.object({ customer_id: idParam.optional() });
 
@@ -30,8 +37,8 @@ export function actingCustomer(caller: Caller, requested: string | undefined): s
 
 const holdBody = z
   .strictObject({
-    from: isoTime,
-    to: isoTime,
+    from: isoDateTime,
+    to: isoDateTime,
     reason: z.string().trim().min(1).max(2000),
     scope: z
       .strictObject({
@@ -100,14 +107,17 @@ export function auditRoutes(ctx: AppContext): AnyRouteSpec[] {
         "Audit records of the caller's customer (filters: from, to, model, outcome, request_id, kind)",
       query: pageQuery.extend({
         customer_id: idParam.optional(),
-        from: isoTime.optional(),
-        to: isoTime.optional(),
+        from: isoDateTime.optional(),
+        to: isoDateTime.optional(),
         model: z.string().max(256).optional(),
         outcome: z.string().max(64).optional(),
         request_id: z.string().max(128).optional(),
         kind: z.enum(["inference", "management"]).optional(),
       }),
-      responses: { 200: { description: "records, newest first" }, ...errors },
+      responses: {
+        200: { description: "records, newest first", schema: auditRecordListResponse },
+        ...errors,
+      },
       handler: async ({ query, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);
         await ctx.audit.caughtUp();
@@ -140,8 +150,11 @@ export function auditRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "audit",
       summary:
         "Verify the customer's hash chain (optionally over from/to): ok, and the first broken link",
-      query: customerQuery.extend({ from: isoTime.optional(), to: isoTime.optional() }),
-      responses: { 200: { description: "verification report" }, ...errors },
+      query: customerQuery.extend({ from: isoDateTime.optional(), to: isoDateTime.optional() }),
+      responses: {
+        200: { description: "verification report", schema: auditVerificationResponse },
+        ...errors,
+      },
       handler: async ({ query, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);
         const report = await ctx.audit.verify(
@@ -161,7 +174,10 @@ export function auditRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "audit",
       summary: "Retention of the caller's audit records and content",
       query: customerQuery,
-      responses: { 200: { description: "RetentionResponse" }, ...errors },
+      responses: {
+        200: { description: "RetentionResponse", schema: retentionResponse },
+        ...errors,
+      },
       handler: async ({ query, caller }) => ({
         status: 200,
         body: await retentionJson(actingCustomer(who(caller), query.customer_id)),
@@ -173,8 +189,11 @@ export function auditRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "audit",
       summary: "Change retention (days of metadata and of content) and whether content is kept",
       query: customerQuery,
-      body: retentionBody,
-      responses: { 200: { description: "RetentionResponse" }, ...errors },
+      body: retentionBody.meta({ id: "UpdateRetentionRequest" }),
+      responses: {
+        200: { description: "RetentionResponse", schema: retentionResponse },
+        ...errors,
+      },
       handler: async ({ query, body, caller }) => {
         requireRole(who(caller), RETENTION_ROLES, "change retention");
         const customerId = actingCustomer(who(caller), query.customer_id);
@@ -197,7 +216,10 @@ export function auditRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary:
         "Point-in-time retention report: counts by age, held, due for deletion, last and next sweep",
       query: customerQuery,
-      responses: { 200: { description: "RetentionReportResponse" }, ...errors },
+      responses: {
+        200: { description: "RetentionReportResponse", schema: retentionReportResponse },
+        ...errors,
+      },
       handler: async ({ query, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);
         const r = await ctx.sweeper.report(customerId);
@@ -222,7 +244,10 @@ export function auditRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "audit",
       summary: "Legal holds of the caller's customer",
       query: customerQuery.extend({ active_only: z.enum(["true", "false"]).default("false") }),
-      responses: { 200: { description: "LegalHoldListResponse" }, ...errors },
+      responses: {
+        200: { description: "LegalHoldListResponse", schema: legalHoldListResponse },
+        ...errors,
+      },
       handler: async ({ query, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);
         const holds = await ctx.repos.retention.holds(customerId, query.active_only === "true");
@@ -239,8 +264,11 @@ export function auditRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary:
         "Place a legal hold on the audit records in a date range (nothing in it is deleted while active)",
       query: customerQuery,
-      body: holdBody,
-      responses: { 201: { description: "LegalHoldResponse" }, ...errors },
+      body: holdBody.meta({ id: "CreateLegalHoldRequest" }),
+      responses: {
+        201: { description: "LegalHoldResponse", schema: legalHoldResponse },
+        ...errors,
+      },
       handler: async ({ query, body, caller }) => {
         requireRole(who(caller), LEGAL_HOLD_ROLES, "place legal holds");
         const customerId = actingCustomer(who(caller), query.customer_id);

@@ -5,6 +5,7 @@ import { displayName, errorSchema, idParam } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
 import { endpointUrl } from "./deployments.js";
 import { backendJson } from "./inventory-json.js";
+import { backendListResponse, backendResponse, catalogResponse } from "../response-schemas.js";
 
 const modelNames = z.array(z.string().trim().min(1).max(128)).min(1).max(256);
 const credential = z.string().min(1).max(8192);
@@ -42,7 +43,7 @@ export function backendRoutes(ctx: AppContext): AnyRouteSpec[] {
       path: "/api/v1/gateway/backends",
       tag: "gateway",
       summary: "Backends of the caller's customer, with their passive health",
-      responses: { 200: { description: "backends" }, ...errors },
+      responses: { 200: { description: "backends", schema: backendListResponse }, ...errors },
       handler: async ({ caller: c }) => {
         const rows = await backends.list(caller(c));
         const data = rows.map((b) => ({ ...backendJson(b), healthy: ctx.health.isHealthy(b.id) }));
@@ -56,8 +57,8 @@ export function backendRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary:
         "Register an OpenAI-compatible backend; its credential is encrypted and never returned",
       audit: "backend.register",
-      body: registerBackend,
-      responses: { 201: { description: "registered" }, ...errors },
+      body: registerBackend.meta({ id: "RegisterBackendRequest" }),
+      responses: { 201: { description: "registered", schema: backendResponse }, ...errors },
       handler: async ({ body, caller: c }) => ({
         status: 201,
         body: backendJson(
@@ -78,8 +79,8 @@ export function backendRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary: "Change a backend (credential: null removes it)",
       audit: "backend.update",
       params,
-      body: updateBackend,
-      responses: { 200: { description: "updated" }, ...errors },
+      body: updateBackend.meta({ id: "UpdateBackendRequest" }),
+      responses: { 200: { description: "updated", schema: backendResponse }, ...errors },
       handler: async ({ params: p, body, caller: c }) => ({
         status: 200,
         body: backendJson(
@@ -100,7 +101,7 @@ export function backendRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary: "Remove a backend from routing",
       audit: "backend.remove",
       params,
-      responses: { 200: { description: "removed" }, ...errors },
+      responses: { 200: { description: "removed", schema: backendResponse }, ...errors },
       handler: async ({ params: p, caller: c }) => ({
         status: 200,
         body: { ...backendJson(await backends.remove(caller(c), p.backend_id)), deleted: true },
@@ -111,7 +112,7 @@ export function backendRoutes(ctx: AppContext): AnyRouteSpec[] {
       path: "/api/v1/gateway/catalog",
       tag: "gateway",
       summary: "Every model the caller can route to, with its tier requirement and pricing",
-      responses: { 200: { description: "catalogue" }, ...errors },
+      responses: { 200: { description: "catalogue", schema: catalogResponse }, ...errors },
       handler: async ({ caller: c }) => {
         const who = caller(c);
         const data = ctx.routing.current.list(who.customer.id).map((m) => ({

@@ -10,6 +10,7 @@ import type { CustomerBudget } from "../../../store/budget-repository.js";
 import { errorSchema, idParam } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
 import { actingCustomer } from "./audit.js";
+import { budgetConfig, budgetStatus } from "../response-schemas.js";
 
 /** What the budget routes need from the limits wiring. */
 export interface BudgetApi {
@@ -82,7 +83,7 @@ export function budgetRoutes(ctx: AppContext, api: BudgetApi): AnyRouteSpec[] {
       summary:
         "Spend, reservations, remaining budget and forecast of the current period (default: the caller's customer)",
       query: customerQuery,
-      responses: { 200: { description: "budget status" }, ...errors },
+      responses: { 200: { description: "budget status", schema: budgetStatus }, ...errors },
       handler: async ({ query, caller }) => {
         const customer = await customerOf(caller, query.customer_id);
         return { status: 200, body: await api.status(customer.id) };
@@ -94,7 +95,7 @@ export function budgetRoutes(ctx: AppContext, api: BudgetApi): AnyRouteSpec[] {
       tag: "budget",
       summary: "Budget configuration and rate limits (default: the caller's customer)",
       query: customerQuery,
-      responses: { 200: { description: "budget configuration" }, ...errors },
+      responses: { 200: { description: "budget configuration", schema: budgetConfig }, ...errors },
       handler: async ({ query, caller }) => {
         const customer = await customerOf(caller, query.customer_id);
         return { status: 200, body: toJson(await api.config(customer.id), customer.tier) };
@@ -107,9 +108,12 @@ export function budgetRoutes(ctx: AppContext, api: BudgetApi): AnyRouteSpec[] {
       summary:
         "Change the budget (limit_usd, period, mode, alert_thresholds); rate_limits need an admin key",
       query: customerQuery,
-      body: configBody,
+      body: configBody.meta({ id: "BudgetConfigUpdate" }),
       audit: "budget.update",
-      responses: { 200: { description: "the new budget configuration" }, ...errors },
+      responses: {
+        200: { description: "the new budget configuration", schema: budgetConfig },
+        ...errors,
+      },
       handler: async ({ query, body, caller }) => {
         const customer = await customerOf(caller, query.customer_id);
         if (body.rate_limits && caller?.key.role !== "admin") {

@@ -1,4 +1,5 @@
 import { openAsBlob } from "node:fs";
+import type { FastifyRequest } from "fastify";
 import type { Readable } from "node:stream";
 import { FormData } from "undici";
 import { z } from "zod";
@@ -9,7 +10,8 @@ import { newInferenceCall, type Endpoint } from "../../../core/inference-call.js
 import { headersForRouting } from "../../../routing/routes/headers-for-routing.js";
 import { checkIncomingHops } from "../../../upstream/hop-marker.js";
 import { errorSchema } from "../common-schemas.js";
-import { declaredClassification } from "../compat/call-lifecycle.js";
+import { declaredClassification, failCall } from "../compat/call-lifecycle.js";
+import { refusedModelName } from "../input-text-policy.js";
 import {
   chatCompletionRequestWithPrompt,
   compatModel,
@@ -19,8 +21,13 @@ import {
 import { spoolMultipart } from "../compat/multipart-spool.js";
 import { relayJson } from "../compat/relay-json.js";
 import { relayStream } from "../compat/relay-stream.js";
-import { route, type AnyRouteSpec, type HandlerInput } from "../route-table.js";
+import { route, type AnyRouteSpec, type HandlerInput, type RecordRefused } from "../route-table.js";
 import { parseOrThrow } from "../validation.js";
+import {
+  chatCompletionResponse,
+  embeddingResponse,
+  transcriptionResponse,
+} from "../response-schemas.js";
 
 const inferenceErrors = {
   400: { description: "guardrail violation or malformed request", schema: errorSchema },
@@ -32,6 +39,9 @@ const inferenceErrors = {
   502: { description: "backend error", schema: errorSchema },
   508: { description: "loop_detected: the gateway called itself", schema: errorSchema },
 };
+
+/** Requests whose call has begun: from then on the call's own lifecycle records its outcome. */
+const started = new WeakSet<FastifyRequest>();
 
 function startCall(
   ctx: AppContext,
@@ -45,6 +55,7 @@ function startCall(
     ctx.upstream.hopToken,
     ctx.config.UPSTREAM_MAX_HOPS,
   );
+  started.add(input.request);
   return newInferenceCall({
     requestId: input.requestId,
     endpoint,
@@ -59,6 +70,28 @@ function startCall(
   });
 }
 
+/**
+ * A call refused before it began (malformed JSON, a body over the limit, validation, a bad upload)
+ * is recorded as `refused`, with the model name only when it is a clean string (the rest of a
+ * malformed body is never stored).
+ */
+function refusalRecorder(ctx: AppContext, endpoint: Endpoint): RecordRefused {
+  return async (request, err) => {
+    if (started.has(request) || !request.caller) return;
+    const call = newInferenceCall({
+      requestId: request.id,
+      endpoint,
+      caller: request.caller,
+      requestedModel: refusedModelName(request.body),
+      body: {},
+      stream: false,
+      startedAt: ctx.clock.now(),
+    });
+    call.outcome = "refused";
+    await failCall(ctx, call, err);
+  };
+}
+
 export function compatRoutes(ctx: AppContext): AnyRouteSpec[] {
   return [
     route({
@@ -67,8 +100,12 @@ export function compatRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "compatible",
       summary: "Chat completion (JSON, or server-sent events when stream is true)",
       body: chatCompletionRequestWithPrompt,
+      recordRefused: refusalRecorder(ctx, "chat.completions"),
       responses: {
-        200: { description: "ChatCompletionResponse or text/event-stream" },
+        200: {
+          description: "ChatCompletionResponse or text/event-stream",
+          schema: chatCompletionResponse,
+        },
         ...inferenceErrors,
       },
       handler: async (input) => {
@@ -86,8 +123,12 @@ export function compatRoutes(ctx: AppContext): AnyRouteSpec[] {
       path: "/v1/embeddings",
       tag: "compatible",
       summary: "Embeddings for text input",
-      body: embeddingRequest,
-      responses: { 200: { description: "EmbeddingResponse" }, ...inferenceErrors },
+      body: embeddingRequest.meta({ id: "CreateEmbeddingRequest" }),
+      recordRefused: refusalRecorder(ctx, "embeddings"),
+      responses: {
+        200: { description: "EmbeddingResponse", schema: embeddingResponse },
+        ...inferenceErrors,
+      },
       handler: async (input) => {
         const call = startCall(ctx, input, "embeddings", input.body);
         call.stream = false;
@@ -100,10 +141,12 @@ export function compatRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "compatible",
       summary: `Transcribe an audio file (multipart/form-data: file, model, ...; at most MAX_AUDIO_BYTES)`,
       rawBody: true,
+      recordRefused: refusalRecorder(ctx, "audio.transcriptions"),
       responses: {
         200: {
           description:
             "TranscriptionResponse (json, verbose_json) or the transcript as text, srt or vtt with the backend's content type",
+          schema: transcriptionResponse,
         },
         413: { description: "audio file over the limit", schema: errorSchema },
         ...inferenceErrors,

@@ -6,6 +6,7 @@ import { DEPLOYMENT_STATUSES } from "../../../registry/inventory-types.js";
 import { errorSchema, idParam, listBody, pageQuery } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
 import { deploymentJson } from "./inventory-json.js";
+import { deploymentListResponse, deploymentResponse } from "../response-schemas.js";
 
 /** An OpenAI-compatible base URL including its version path, e.g. http://vllm:8000/v1 */
 export const endpointUrl = z
@@ -62,8 +63,11 @@ export function deploymentRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "deployments",
       summary: "Create a deployment of a registered model (starts pending)",
       audit: "deployment.create",
-      body: createDeployment,
-      responses: { 201: { description: "created, status pending" }, ...errors },
+      body: createDeployment.meta({ id: "CreateDeploymentRequest" }),
+      responses: {
+        201: { description: "created, status pending", schema: deploymentResponse },
+        ...errors,
+      },
       handler: async ({ body, caller: c }) => ({
         status: 201,
         body: deploymentJson(
@@ -80,7 +84,7 @@ export function deploymentRoutes(ctx: AppContext): AnyRouteSpec[] {
         status: z.enum(DEPLOYMENT_STATUSES).optional(),
         model_id: idParam.optional(),
       }),
-      responses: { 200: { description: "deployments" }, ...errors },
+      responses: { 200: { description: "deployments", schema: deploymentListResponse }, ...errors },
       handler: async ({ query, caller: c }) => {
         const rows = await deployments.list(
           { status: query.status, modelId: query.model_id },
@@ -97,7 +101,7 @@ export function deploymentRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "deployments",
       summary: "Get a deployment",
       params,
-      responses: { 200: { description: "the deployment" }, ...errors },
+      responses: { 200: { description: "the deployment", schema: deploymentResponse }, ...errors },
       handler: async ({ params: p, caller: c }) => ({
         status: 200,
         body: deploymentJson(
@@ -113,8 +117,8 @@ export function deploymentRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary: "Move a deployment along its lifecycle; running with endpoint_url makes it routable",
       audit: "deployment.update",
       params,
-      body: updateDeployment,
-      responses: { 200: { description: "updated" }, ...errors },
+      body: updateDeployment.meta({ id: "UpdateDeploymentRequest" }),
+      responses: { 200: { description: "updated", schema: deploymentResponse }, ...errors },
       handler: async ({ params: p, body, caller: c }) => ({
         status: 200,
         body: deploymentJson(
@@ -134,7 +138,7 @@ export function deploymentRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary: "Terminate a deployment and remove it from routing",
       audit: "deployment.terminate",
       params,
-      responses: { 200: { description: "terminated" }, ...errors },
+      responses: { 200: { description: "terminated", schema: deploymentResponse }, ...errors },
       handler: async ({ params: p, caller: c }) => ({
         status: 200,
         body: deploymentJson(await deployments.terminate(caller(c), p.deployment_id)),

@@ -5,14 +5,13 @@ import { GatewayError } from "../../../core/errors.js";
 import type { Caller } from "../../../core/identity.js";
 import { newId } from "../../../core/ids.js";
 import type { ExportJob } from "../../../store/export-repository.js";
-import { errorSchema, idParam, listBody } from "../common-schemas.js";
+import { errorSchema, idParam, isoDateTime, listBody } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
 import { actingCustomer } from "./audit.js";
-
-const isoTime = z.iso.datetime({ offset: true });
+import { exportListResponse, exportResponse } from "../response-schemas.js";
 
 const createExport = z
-  .strictObject({ kind: z.enum(["hipaa", "soc2"]), from: isoTime, to: isoTime })
+  .strictObject({ kind: z.enum(["hipaa", "soc2"]), from: isoDateTime, to: isoDateTime })
   .refine((b) => Date.parse(b.from) < Date.parse(b.to), {
     message: "from must be before to",
     path: ["to"],
@@ -63,8 +62,11 @@ export function exportRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary:
         "Start a HIPAA or SOC 2 evidence export over a date range (queued -> running -> completed | failed)",
       query: z.object({ customer_id: idParam.optional() }),
-      body: createExport,
-      responses: { 201: { description: "ExportResponse (queued)" }, ...errors },
+      body: createExport.meta({ id: "CreateExportRequest" }),
+      responses: {
+        201: { description: "ExportResponse (queued)", schema: exportResponse },
+        ...errors,
+      },
       handler: async ({ query, body, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);
         await ctx.audit.caughtUp(); // the export covers every call this replica has answered
@@ -92,7 +94,10 @@ export function exportRoutes(ctx: AppContext): AnyRouteSpec[] {
         limit: z.coerce.number().int().min(1).max(1000).default(20),
         offset: z.coerce.number().int().min(0).default(0),
       }),
-      responses: { 200: { description: "ExportListResponse" }, ...errors },
+      responses: {
+        200: { description: "ExportListResponse", schema: exportListResponse },
+        ...errors,
+      },
       handler: async ({ query, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);
         const rows = await repo.list(customerId, { limit: query.limit + 1, offset: query.offset });
@@ -105,7 +110,7 @@ export function exportRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "compliance",
       summary: "An export's status",
       params,
-      responses: { 200: { description: "ExportResponse" }, ...errors },
+      responses: { 200: { description: "ExportResponse", schema: exportResponse }, ...errors },
       handler: async ({ params: p, caller }) => ({
         status: 200,
         body: exportJson(await find(who(caller), p.export_id)),
@@ -133,7 +138,7 @@ export function exportRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary: "The evidence bundle (tar.gz), streamed",
       params,
       responses: {
-        200: { description: "application/gzip evidence bundle" },
+        200: { description: "evidence bundle (tar.gz)", contentType: "application/gzip" },
         409: { description: "the export is not completed", schema: errorSchema },
         ...errors,
       },

@@ -127,7 +127,10 @@ export function fileRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "files",
       summary: "A file's content, streamed as stored",
       params: fileParams,
-      responses: { 200: { description: "the file's bytes" }, ...errors },
+      responses: {
+        200: { description: "the file's bytes", contentType: "application/octet-stream" },
+        ...errors,
+      },
       handler: async ({ params, caller }) => {
         const file = await find(caller, params.file_id);
         return {

@@ -23,6 +23,13 @@ import { errorSchema, idParam } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
 import { actingCustomer } from "./audit.js";
 import { parseOrThrow, validationError } from "../validation.js";
+import {
+  guardrailPolicy,
+  policyTemplates,
+  ruleListResponse,
+  ruleResponse,
+  testRuleResponse,
+} from "../response-schemas.js";
 
 function ruleJson(r: StoredRule) {
   return {
@@ -64,8 +71,8 @@ export function guardrailRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary: "Create a custom rule (regex, keyword, pii, max_tokens) for the caller's customer",
       audit: "rule.create",
       query: customerQuery,
-      body: ruleDefinitionSchema,
-      responses: { 201: { description: "RuleResponse" }, ...errors },
+      body: ruleDefinitionSchema.meta({ id: "CreateRuleRequest" }),
+      responses: { 201: { description: "RuleResponse", schema: ruleResponse }, ...errors },
       handler: async ({ query, body, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);
         compileRule(body);
@@ -80,7 +87,7 @@ export function guardrailRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "guardrails",
       summary: "The caller's customer's rules",
       query: customerQuery.extend({ enabled_only: z.enum(["true", "false"]).default("false") }),
-      responses: { 200: { description: "RuleListResponse" }, ...errors },
+      responses: { 200: { description: "RuleListResponse", schema: ruleListResponse }, ...errors },
       handler: async ({ query, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);
         const rules = (await repo.rules(customerId)).filter(
@@ -98,7 +105,7 @@ export function guardrailRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "guardrails",
       summary: "One rule",
       params,
-      responses: { 200: { description: "RuleResponse" }, ...errors },
+      responses: { 200: { description: "RuleResponse", schema: ruleResponse }, ...errors },
       handler: async ({ params: p, caller }) => {
         const rule = await repo.rule(p.rule_id, byIdScope(who(caller)));
         if (!rule) throw notFound(p.rule_id);
@@ -112,8 +119,8 @@ export function guardrailRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary: "Change a rule (null removes an optional field)",
       audit: "rule.update",
       params,
-      body: ruleUpdateSchema,
-      responses: { 200: { description: "RuleResponse" }, ...errors },
+      body: ruleUpdateSchema.meta({ id: "UpdateRuleRequest" }),
+      responses: { 200: { description: "RuleResponse", schema: ruleResponse }, ...errors },
       handler: async ({ params: p, body, caller }) => {
         const current = await repo.rule(p.rule_id, byIdScope(who(caller)));
         if (!current) throw notFound(p.rule_id);
@@ -149,8 +156,8 @@ export function guardrailRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "guardrails",
       summary:
         "Run a rule on sample content without saving it: matches with spans, verdict, redacted text",
-      body: testRuleRequestSchema,
-      responses: { 200: { description: "TestRuleResponse" }, ...errors },
+      body: testRuleRequestSchema.meta({ id: "TestRuleRequest" }),
+      responses: { 200: { description: "TestRuleResponse", schema: testRuleResponse }, ...errors },
       handler: async ({ body }) => ({ status: 200, body: testRule(body.rule, body.content) }),
     }),
     route({
@@ -159,7 +166,7 @@ export function guardrailRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "guardrails",
       summary: "The customer's guardrail policy (with ?key_id=, that key's override too)",
       query: customerQuery.extend({ key_id: idParam.optional() }),
-      responses: { 200: { description: "policy" }, ...errors },
+      responses: { 200: { description: "policy", schema: guardrailPolicy }, ...errors },
       handler: async ({ query, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);
         const policy = await ctx.guardConfig.policy(customerId);
@@ -184,8 +191,8 @@ export function guardrailRoutes(ctx: AppContext): AnyRouteSpec[] {
         "Change the customer's policy (deep partial), or with ?key_id= set that key's override",
       audit: "policy.update",
       query: customerQuery.extend({ key_id: idParam.optional() }),
-      body: policyPatchSchema,
-      responses: { 200: { description: "policy" }, ...errors },
+      body: policyPatchSchema.meta({ id: "UpdateGuardrailPolicyRequest" }),
+      responses: { 200: { description: "policy", schema: guardrailPolicy }, ...errors },
       handler: async ({ query, body, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);
         if (query.key_id) {
@@ -219,7 +226,7 @@ export function guardrailRoutes(ctx: AppContext): AnyRouteSpec[] {
       path: "/api/v1/gateway/policies/templates",
       tag: "guardrails",
       summary: "Compliance policy templates (HIPAA, PCI DSS, GDPR, SOC 2)",
-      responses: { 200: { description: "templates" } },
+      responses: { 200: { description: "templates", schema: policyTemplates } },
       handler: async () => ({
         status: 200,
         body: { object: "list", data: listTemplates(), has_more: false },
@@ -232,8 +239,11 @@ export function guardrailRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary: "Apply a template to the caller's customer's policy (templates only tighten)",
       audit: "policy.apply_template",
       query: customerQuery,
-      body: applyTemplateRequestSchema,
-      responses: { 200: { description: "the resulting policy" }, ...errors },
+      body: applyTemplateRequestSchema.meta({ id: "ApplyPolicyTemplateRequest" }),
+      responses: {
+        200: { description: "the resulting policy", schema: guardrailPolicy },
+        ...errors,
+      },
       handler: async ({ query, body, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);
         const policy = applyTemplate(await ctx.guardConfig.policy(customerId), body.template);

@@ -5,6 +5,7 @@ import { MODALITIES, MODEL_STATUSES } from "../../../registry/inventory-types.js
 import { displayName, errorSchema, idParam, listBody, pageQuery } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
 import { modelJson } from "./inventory-json.js";
+import { modelListResponse, modelResponse } from "../response-schemas.js";
 
 const slug = z
   .string()
@@ -96,9 +97,9 @@ export function modelRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "models",
       summary: "Register a model version (name+version is unique and immutable)",
       audit: "model.register",
-      body: registerModel,
+      body: registerModel.meta({ id: "RegisterModelRequest" }),
       responses: {
-        201: { description: "registered" },
+        201: { description: "registered", schema: modelResponse },
         409: { description: "model_version_exists", schema: errorSchema },
         ...errors,
       },
@@ -128,7 +129,7 @@ export function modelRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "models",
       summary: "List models (filters: status, architecture, modality, name)",
       query: modelFilter,
-      responses: { 200: { description: "models" }, ...errors },
+      responses: { 200: { description: "models", schema: modelListResponse }, ...errors },
       handler: async ({ query }) => {
         const { limit, offset, ...filter } = query;
         const rows = await models.list(filter, { limit: limit + 1, offset });
@@ -141,7 +142,7 @@ export function modelRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "models",
       summary: "Get a model",
       params,
-      responses: { 200: { description: "the model" }, ...errors },
+      responses: { 200: { description: "the model", schema: modelResponse }, ...errors },
       handler: async ({ params: p }) => ({
         status: 200,
         body: modelJson(await models.get(p.model_id)),
@@ -155,9 +156,9 @@ export function modelRoutes(ctx: AppContext): AnyRouteSpec[] {
         "Change a model's status or engine_artifacts (build-pipeline callback); every other field is frozen",
       audit: "model.update",
       params,
-      body: updateModel,
+      body: updateModel.meta({ id: "UpdateModelRequest" }),
       responses: {
-        200: { description: "updated" },
+        200: { description: "updated", schema: modelResponse },
         409: { description: "deregistered", schema: errorSchema },
         ...errors,
       },
@@ -179,7 +180,7 @@ export function modelRoutes(ctx: AppContext): AnyRouteSpec[] {
       audit: "model.deregister",
       params,
       responses: {
-        200: { description: "deregistered" },
+        200: { description: "deregistered", schema: modelResponse },
         409: { description: "model_has_active_deployments", schema: errorSchema },
         ...errors,
       },

@@ -4,6 +4,7 @@ import type { Caller } from "../../../core/identity.js";
 import type { Recommendation } from "../../../limits/recommendations.js";
 import { errorSchema } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
+import { recommendationsResponse } from "../response-schemas.js";
 
 export type RecommendationSource = (
   caller: Caller,
@@ -22,7 +23,7 @@ export function recommendationRoutes(
       summary: "Usage-based hints for the caller's customer, each with its evidence and saving",
       query: z.object({ window_days: z.coerce.number().int().min(1).max(90).default(30) }),
       responses: {
-        200: { description: "recommendations" },
+        200: { description: "recommendations", schema: recommendationsResponse },
         401: { description: "missing or invalid API key", schema: errorSchema },
         422: { description: "window_days outside 1..90", schema: errorSchema },
       },

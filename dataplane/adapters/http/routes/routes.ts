@@ -18,6 +18,7 @@ import { errorSchema, idParam } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
 import { parseOrThrow } from "../validation.js";
 import { actingCustomer } from "./audit.js";
+import { abResults, routeConfig, routeListResponse, routingDecision } from "../response-schemas.js";
 
 const customerQuery = z.strictObject({ customer_id: idParam.optional() });
 const AB_MAX_CALLS = 100_000;
@@ -59,8 +60,8 @@ export function routeRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "routing",
       summary: "Create a smart route (RouteCreate) for a customer",
       audit: "route.create",
-      body: routeCreateSchema,
-      responses: { 201: { description: "RouteConfig" }, ...errors },
+      body: routeCreateSchema.meta({ id: "RouteCreate" }),
+      responses: { 201: { description: "RouteConfig", schema: routeConfig }, ...errors },
       handler: async ({ body, caller }) => {
         const customerId = actingCustomer(who(caller), body.customer_id);
         const created = await repo.create({
@@ -82,7 +83,10 @@ export function routeRoutes(ctx: AppContext): AnyRouteSpec[] {
       tag: "routing",
       summary: "A customer's routes, in matching order (RouteListResponse)",
       query: customerQuery,
-      responses: { 200: { description: "RouteListResponse" }, ...errors },
+      responses: {
+        200: { description: "RouteListResponse", schema: routeListResponse },
+        ...errors,
+      },
       handler: async ({ query, caller }) => {
         const customerId = actingCustomer(who(caller), query.customer_id);
         const routes = await repo.listForCustomer(customerId);
@@ -102,9 +106,9 @@ export function routeRoutes(ctx: AppContext): AnyRouteSpec[] {
       path: "/api/v1/routes/evaluate",
       tag: "routing",
       summary: "Dry run: the routing decision for an InferenceContext, without inference",
-      body: inferenceContextSchema,
+      body: inferenceContextSchema.meta({ id: "InferenceContext" }),
       responses: {
-        200: { description: "RoutingDecision" },
+        200: { description: "RoutingDecision", schema: routingDecision },
         ...errors,
         403: { description: "the model used needs a higher tier", schema: errorSchema },
         404: { description: "no routable model for this context", schema: errorSchema },
@@ -127,7 +131,7 @@ export function routeRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary: "One route (RouteConfig)",
       params,
       query: customerQuery,
-      responses: { 200: { description: "RouteConfig" }, ...errors },
+      responses: { 200: { description: "RouteConfig", schema: routeConfig }, ...errors },
       handler: async ({ params: p, query, caller }) => ({
         status: 200,
         body: routeJson(await visible(who(caller), p.route_id, query.customer_id)),
@@ -140,8 +144,8 @@ export function routeRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary: "Change a route (RouteUpdate: any subset of the fields)",
       audit: "route.update",
       params,
-      body: routeUpdateSchema,
-      responses: { 200: { description: "RouteConfig" }, ...errors },
+      body: routeUpdateSchema.meta({ id: "RouteUpdate" }),
+      responses: { 200: { description: "RouteConfig", schema: routeConfig }, ...errors },
       handler: async ({ params: p, body, caller }) => {
         const current = await visible(who(caller), p.route_id, body.customer_id);
         // The result must be a valid route as a whole (e.g. an ab route keeps two arms).
@@ -191,7 +195,10 @@ export function routeRoutes(ctx: AppContext): AnyRouteSpec[] {
       summary: "A/B results from the audit log: per-arm figures and a z-test on error rates",
       params,
       query: customerQuery,
-      responses: { 200: { description: "A/B results (free-form JSON)" }, ...errors },
+      responses: {
+        200: { description: "A/B results (free-form JSON)", schema: abResults },
+        ...errors,
+      },
       handler: async ({ params: p, query, caller }) => {
         const r = await visible(who(caller), p.route_id, query.customer_id);
         const observations = await routeObservations(ctx.db, r.customerId, r.id, AB_MAX_CALLS);

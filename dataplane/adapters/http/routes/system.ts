@@ -4,29 +4,34 @@ import type { Caller } from "../../../core/identity.js";
 import { PLATFORM_ROLES, requireRole } from "../../../core/permissions.js";
 import { errorSchema } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
+import { readinessResponse } from "../response-schemas.js";
 
 const countsSchema = z.object({
   total: z.number().int(),
   by_status: z.record(z.string(), z.number()),
 });
 
-const healthSchema = z.object({
-  status: z.enum(["ok", "degraded"]),
-  version: z.string(),
-  uptime_seconds: z.number(),
-  models: countsSchema,
-  deployments: countsSchema,
-});
+const healthSchema = z
+  .object({
+    status: z.enum(["ok", "degraded"]),
+    version: z.string(),
+    uptime_seconds: z.number(),
+    models: countsSchema,
+    deployments: countsSchema,
+  })
+  .meta({ id: "HealthResponse" });
 
-const systemHealthSchema = z.object({
-  status: z.enum(["ok", "degraded"]),
-  checks: z.record(z.string(), z.boolean()),
-  store: z.object({ kind: z.string(), reachable: z.boolean() }),
-  shared_state: z.object({ kind: z.string(), reachable: z.boolean() }),
-  models: countsSchema,
-  deployments: countsSchema,
-  backends: z.array(z.object({ id: z.string(), healthy: z.boolean() })),
-});
+const systemHealthSchema = z
+  .object({
+    status: z.enum(["ok", "degraded"]),
+    checks: z.record(z.string(), z.boolean()),
+    store: z.object({ kind: z.string(), reachable: z.boolean() }),
+    shared_state: z.object({ kind: z.string(), reachable: z.boolean() }),
+    models: countsSchema,
+    deployments: countsSchema,
+    backends: z.array(z.object({ id: z.string(), healthy: z.boolean() })),
+  })
+  .meta({ id: "SystemHealthResponse" });
 
 export const VERSION = "0.1.0";
 
@@ -79,7 +84,7 @@ export function systemRoutes(
       summary: "Readiness: 200 when the store is migrated and reachable and models are loaded",
       auth: false,
       responses: {
-        200: { description: "ready" },
+        200: { description: "ready", schema: readinessResponse },
         503: { description: "not ready; `checks` says which condition fails" },
       },
       handler: async () => {
@@ -143,7 +148,7 @@ export function systemRoutes(
       tag: "system",
       summary: "Platform-wide metrics in Prometheus text format (admin keys only)",
       responses: {
-        200: { description: "Prometheus text exposition" },
+        200: { description: "Prometheus text exposition", contentType: "text/plain" },
         ...unauthorized,
         403: { description: "not an admin key", schema: errorSchema },
       },

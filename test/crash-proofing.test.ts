@@ -1,0 +1,109 @@
+import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import test from "ava";
+import { generateApiKey } from "../dataplane/core/api-key-format.js";
+import { startDataplaneProcess, type DataplaneProcess } from "./support/dataplane-process.js";
+import { within } from "./support/within.js";
+
+const adminKey = generateApiKey();
+let proc: DataplaneProcess;
+let port: number;
+let dataDir: string;
+
+test.before(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), "evident-crash-"));
+  await mkdir(path.join(dataDir, "tmp"));
+  proc = startDataplaneProcess({
+    DATA_DIR: dataDir,
+    EVIDENT_ADMIN_KEY: adminKey,
+    TMPDIR: path.join(dataDir, "tmp"),
+  });
+  port = await proc.port;
+});
+test.after.always(async () => {
+  await proc?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** Sends raw bytes on a fresh connection; resolves with whatever came back when the socket ends. */
+function raw(
+  bytes: Buffer | string,
+  options: { destroyAfterWrite?: boolean } = {},
+): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    let answer = "";
+    socket.on("data", (d) => (answer += d.toString("latin1")));
+    socket.on("error", () => resolve(answer));
+    socket.on("close", () => resolve(answer));
+    socket.write(bytes, () => {
+      if (options.destroyAfterWrite) socket.destroy();
+    });
+  });
+}
+
+function uploadHead(contentLength: number, boundary: string): string {
+  return [
+    "POST /v1/audio/transcriptions HTTP/1.1",
+    "Host: 127.0.0.1",
+    `Authorization: Bearer ${adminKey}`,
+    `Content-Type: multipart/form-data; boundary=${boundary}`,
+    `Content-Length: ${contentLength}`,
+    "Connection: close",
+    "",
+    "",
+  ].join("\r\n");
+}
+
+async function stillServing(t: import("ava").ExecutionContext): Promise<void> {
+  t.is(proc.child.exitCode, null, "the process is still running");
+  const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+  t.is(res.status, 200);
+  t.false(/unhandled|escaped its handler/i.test(proc.output()), "no error escaped its handler");
+}
+
+test.serial(
+  "a truncated multipart body with a correct Content-Length is a 400, not a crash",
+  async (t) => {
+    const boundary = "XyZboundary";
+    const body =
+      `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n` +
+      `Content-Type: audio/wav\r\n\r\n${"A".repeat(20_000)}`; // no closing boundary
+    const answer = await raw(uploadHead(Buffer.byteLength(body), boundary) + body);
+    t.regex(answer, /^HTTP\/1\.1 400/);
+    t.regex(answer, /x-request-id: /i);
+    t.regex(answer, /"code":"invalid_request"/);
+    await stillServing(t);
+  },
+);
+
+test.serial(
+  "a client that disconnects in the middle of an upload does not end the process",
+  async (t) => {
+    const boundary = "AbCboundary";
+    const head =
+      uploadHead(3_000_000, boundary) +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n` +
+      `Content-Type: audio/wav\r\n\r\n`;
+    for (let i = 0; i < 3; i++) {
+      await raw(Buffer.concat([Buffer.from(head), Buffer.alloc(200_000, 7)]), {
+        destroyAfterWrite: true,
+      });
+    }
+    // The server notices the disconnects asynchronously: wait until it saw them and removed the
+    // partial uploads.
+    const aborted = () => (proc.output().match(/request aborted by the client/g) ?? []).length;
+    t.true(await within(30_000, async () => aborted() >= 3));
+    const tmp = path.join(dataDir, "tmp");
+    t.true(
+      await within(
+        30_000,
+        async () => !(await readdir(tmp)).some((f) => f.startsWith("evident-upload-")),
+      ),
+    );
+    await stillServing(t);
+  },
+);
