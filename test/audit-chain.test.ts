@@ -7,7 +7,6 @@ import { freshPostgresUrl, POSTGRES_URL } from "./support/databases.js";
 import { customerKey, deployModel } from "./support/inference-fixture.js";
 import { startTcpProxy } from "./support/tcp-proxy.js";
 import { call, startTestApp, type RunningApp } from "./support/test-app.js";
-import { within } from "./support/within.js";
 
 function pending(customerId: string, occurredAt: Date, model = "m"): PendingAuditRecord {
   const content = { mode: "full", request: { x: 1 }, response: null };

@@ -117,7 +117,8 @@ function sharedErrors(spec: AnyRouteSpec): Record<string, string> {
   if (spec.auth !== false) {
     errors[401] = "missing, invalid or revoked API key";
     errors[403] = "the key's role may not call this route";
-    if (spec.body || spec.rawBody) errors[408] = "the body did not arrive in time (request_timeout)";
+    if (spec.body || spec.rawBody)
+      errors[408] = "the body did not arrive in time (request_timeout)";
     errors[429] = "rate limit exceeded (Retry-After)";
     errors[503] = "the store is unreachable or evidence cannot be recorded; retry later";
   }
