@@ -44,7 +44,7 @@ test("probes need no key", async (t) => {
   t.is((await call(app.url, "GET", "/healthz", undefined)).status, 200);
   const ready = await call(app.url, "GET", "/readyz", undefined);
   t.is(ready.status, 200);
-  t.deepEqual(ready.json.checks, { store: true, migrated: true, routing: true });
+  t.deepEqual(ready.json.checks, { store: true, migrated: true, routing: true, audit: true });
 });
 
 test("an unknown route is 404 and a wrong method is 405 with Allow", async (t) => {
