@@ -144,7 +144,8 @@ test.serial(
   async (t) => {
     const key = await customerKey(gateway.url, gateway.adminKey, "pro");
     const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key, maxRetries: 0 });
-    upstream.script.next({ chunkCount: 40, paceMs: 25 });
+    // Long enough that even a stalled client aborts before the backend finishes.
+    upstream.script.next({ chunkCount: 60, paceMs: 100 });
     const controller = new AbortController();
     const stream = await client.chat.completions.create(
       { model: "audited", messages: [{ role: "user", content: "long" }], stream: true },
