@@ -265,6 +265,7 @@ test.serial("concurrent sessions per customer are capped", async (t) => {
   for (let i = 0; i < 3; i++) open.push(await connectRealtime(gateway.url, "rt-model", { key }));
   const fourth = await refusal(connectRealtime(gateway.url, "rt-model", { key }));
   t.is(fourth.status, 429);
+  t.is(fourth.body.error?.code, "concurrency_limit_exceeded");
   for (const c of open) c.ws.close();
   await Promise.all(open.map((c) => c.closed));
 });

@@ -1,3 +1,4 @@
+import { hasLoneSurrogate } from "../core/storable-text.js";
 import type { PendingAuditRecord } from "../store/audit-repository.js";
 import { canonicalJson, sha256Hex } from "./audit-record.js";
 
@@ -19,12 +20,11 @@ export const MAX_STORED_DEPTH = 64;
 
 const NEEDS_ESCAPE = /\\|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const NUL = String.fromCharCode(0);
 
 /** True when the store would refuse the string (it holds U+0000 or a lone surrogate). */
 export function needsEscape(s: string): boolean {
-  return s.includes(NUL) || LONE_SURROGATE.test(s);
+  return s.includes(NUL) || hasLoneSurrogate(s);
 }
 
 /** The stored form of a string that needs it (see above); other strings are stored as they are. */

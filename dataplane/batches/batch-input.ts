@@ -1,4 +1,5 @@
 import { StringDecoder } from "node:string_decoder";
+import { isStorableText } from "../core/storable-text.js";
 import type { BatchEndpoint, BatchLine, BatchLineError } from "./batch-types.js";
 
 export interface InputChecks {
@@ -30,13 +31,6 @@ export async function* fileLines(
   const rest = carry + decoder.end();
   if (rest.length > 0) yield { no: no + 1, text: rest.replace(/\r$/, "") };
 }
-
-/** A string that the store and every JSON consumer keep exactly: no NUL, no lone surrogate. */
-export function isStorableText(s: string): boolean {
-  return !s.includes("\u0000") && !LONE_SURROGATE.test(s);
-}
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
  * Validates a batch input file up front (OpenAI's line format: custom_id, method, url, body).

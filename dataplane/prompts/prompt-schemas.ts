@@ -1,3 +1,4 @@
+import { hasLoneSurrogate } from "../core/storable-text.js";
 import { z } from "zod";
 import { VARIABLE_NAME } from "./render-template.js";
 
@@ -7,9 +8,8 @@ export function safeText(max: number) {
     .string()
     .max(max)
     .refine((s) => !s.includes("\u0000"), "must not contain NUL characters")
-    .refine((s) => !LONE_SURROGATE.test(s), "must not contain unpaired UTF-16 surrogates");
+    .refine((s) => !hasLoneSurrogate(s), "must not contain unpaired UTF-16 surrogates");
 }
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export const promptSlug = z
   .string()

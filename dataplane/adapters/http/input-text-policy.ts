@@ -1,11 +1,10 @@
 import { GatewayError, type ValidationIssue } from "../../core/errors.js";
+import { hasLoneSurrogate } from "../../core/storable-text.js";
 
 /** Deepest nesting of arrays/objects accepted in any request part (OpenAI tool schemas use ~10). */
 export const MAX_INPUT_DEPTH = 64;
 
 const NUL = "\u0000";
-// Without the `u` flag a regex sees UTF-16 code units, so unpaired halves are visible.
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 type Location = "body" | "query" | "path";
 
@@ -59,7 +58,7 @@ export function findTextIssue(value: unknown, location: Location): ValidationIss
 
 function stringProblem(s: string): string | undefined {
   if (s.includes(NUL)) return "contains a NUL character (U+0000)";
-  if (LONE_SURROGATE.test(s)) return "contains an unpaired surrogate (not valid Unicode)";
+  if (hasLoneSurrogate(s)) return "contains an unpaired surrogate (not valid Unicode)";
   return undefined;
 }
 

@@ -149,7 +149,7 @@ async function upgrade(
       socket,
       requestId,
       new GatewayError(
-        "rate_limit_exceeded",
+        "concurrency_limit_exceeded",
         `too many concurrent realtime sessions for this customer (at most ${ctx.config.REALTIME_MAX_SESSIONS}); close one and retry`,
         { headers: { "retry-after": "1" } },
       ),

@@ -24,12 +24,8 @@ export const batchListQuery = z.strictObject({
   after: objectId.optional(),
 });
 
-const metadataText = z
-  .string()
-  .max(512)
-  .refine((s) => !s.includes("\u0000") && !/[\ud800-\udfff]/.test(s), {
-    message: "must not contain NUL or surrogate characters",
-  });
+// NUL and unpaired surrogates are refused for every body by the input text policy.
+const metadataText = z.string().max(512);
 
 /** OpenAI's metadata: at most 16 pairs, keys up to 64 and values up to 512 characters. */
 const metadata = z

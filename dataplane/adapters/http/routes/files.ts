@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
 import type { AppContext } from "../../../app/context.js";
-import { isStorableText } from "../../../batches/batch-input.js";
+import { isStorableText } from "../../../core/storable-text.js";
 import { GatewayError } from "../../../core/errors.js";
 import type { Caller } from "../../../core/identity.js";
 import { newId } from "../../../core/ids.js";
