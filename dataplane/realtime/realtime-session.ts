@@ -2,8 +2,8 @@ import type { WebSocket } from "ws";
 import type { AppContext } from "../app/context.js";
 import { GatewayError, toGatewayError } from "../core/errors.js";
 import { newInferenceCall, type InferenceCall } from "../core/inference-call.js";
-import type { StreamTextFilter } from "../core/pipeline.js";
 import { guardTexts } from "./realtime-guard.js";
+import { guardOutputEvent, type ResponseState } from "./realtime-output.js";
 import {
   OUTPUT_DELTAS,
   OUTPUT_DONES,
@@ -30,13 +30,6 @@ export const CLOSE = {
   idle: 4000,
   sessionLimit: 4001,
 } as const;
-
-interface ResponseState {
-  call: InferenceCall;
-  filters: Map<string, StreamTextFilter>;
-  emitted: Map<string, string>;
-  blocked: boolean;
-}
 
 type Closer = "client" | "backend" | "gateway";
 
@@ -277,41 +270,11 @@ export class RealtimeSession {
       this.toClient(JSON.stringify(event));
       return;
     }
-    if (state.blocked) return;
-    const part = `${String(event.item_id)}:${String(event.content_index)}:${type.replace(/\.(delta|done)$/, "")}`;
-    let filter = state.filters.get(part);
-    if (!filter) {
-      filter = this.ctx.pipeline.openStreamFilter(state.call);
-      state.filters.set(part, filter);
-    }
-    const deltaField = OUTPUT_DELTAS[type];
-    if (deltaField) {
-      const r = filter.push(String(event[deltaField] ?? ""));
-      if (r.refusal) return this.block(state, event, r.refusal);
-      if (r.emit.length === 0) return;
-      state.emitted.set(part, (state.emitted.get(part) ?? "") + r.emit);
-      this.toClient(JSON.stringify({ ...event, [deltaField]: r.emit }));
-      return;
-    }
-    const doneField = OUTPUT_DONES[type] as string;
-    const r = filter.end();
-    if (r.refusal) return this.block(state, event, r.refusal);
-    if (r.emit.length > 0) {
-      const deltaType = type.replace(/\.done$/, ".delta");
-      state.emitted.set(part, (state.emitted.get(part) ?? "") + r.emit);
-      this.toClient(
-        JSON.stringify({
-          type: deltaType,
-          event_id: `${String(event.event_id ?? "event")}_held`,
-          response_id: event.response_id,
-          item_id: event.item_id,
-          output_index: event.output_index,
-          content_index: event.content_index,
-          delta: r.emit,
-        }),
-      );
-    }
-    this.toClient(JSON.stringify({ ...event, [doneField]: state.emitted.get(part) ?? "" }));
+    const out = guardOutputEvent(state, event, type, () =>
+      this.ctx.pipeline.openStreamFilter(state.call),
+    );
+    for (const e of out.send) this.toClient(e);
+    if (out.refusal) this.block(state, event, out.refusal);
   }
 
   private block(state: ResponseState, event: RealtimeEvent, refusal: GatewayError): void {
