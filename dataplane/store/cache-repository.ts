@@ -1,4 +1,13 @@
 import type { Database, SqlParam } from "./database.js";
+import {
+  exactDotProduct,
+  HnswIndexes,
+  pgvectorDistance,
+  prepareVectorSearch,
+  vectorDims as dims,
+  withIterativeScan,
+  type VectorSearchKind,
+} from "./vector-search.js";
 
 export interface CacheEntry {
   customerId: string;
@@ -82,13 +91,6 @@ const toStored = (r: EntryRow): StoredEntry => ({
   lastHitAt: r.last_hit_at === null ? null : new Date(r.last_hit_at),
 });
 
-/** Dimensions of a vector as a SQL literal: an integer we produced, never caller text. */
-function dims(v: readonly number[]): number {
-  const n = v.length;
-  if (!Number.isInteger(n) || n < 1 || n > 16_000) throw new Error("bad embedding dimensions");
-  return n;
-}
-
 /**
  * The response cache's entries and per-customer settings. Every query names the customer.
  * Semantic lookups use pgvector (an HNSW index per embedding dimension over `embedding::vector`)
@@ -97,27 +99,19 @@ function dims(v: readonly number[]): number {
  */
 export class CacheRepository {
   private vectorSearch = false;
-  private readonly indexed = new Set<number>();
+  private readonly indexes: HnswIndexes;
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Database) {
+    this.indexes = new HnswIndexes(db, "cache_entries", "embedding");
+  }
 
   /** Creates pgvector if the database offers it; returns the semantic search in use. */
-  async prepareVectors(): Promise<"pgvector_hnsw" | "exact_scan"> {
-    try {
-      const [row] = await this.db.query<{ n: number | string }>(
-        "SELECT count(*) AS n FROM pg_available_extensions WHERE name = 'vector'",
-      );
-      if (Number(row?.n ?? 0) > 0) {
-        await this.db.exec("CREATE EXTENSION IF NOT EXISTS vector");
-        this.vectorSearch = true;
-      }
-    } catch {
-      this.vectorSearch = false;
-    }
+  async prepareVectors(): Promise<VectorSearchKind> {
+    this.vectorSearch = (await prepareVectorSearch(this.db)) === "pgvector_hnsw";
     return this.searchKind;
   }
 
-  get searchKind(): "pgvector_hnsw" | "exact_scan" {
+  get searchKind(): VectorSearchKind {
     return this.vectorSearch ? "pgvector_hnsw" : "exact_scan";
   }
 
@@ -175,19 +169,17 @@ export class CacheRepository {
     const params: SqlParam[] = [customerId, scopeHash, embeddingModel, now];
     const filter = `customer_id = $1 AND scope_hash = $2 AND embedding_model = $3 AND expires_at > $4
       AND array_length(embedding, 1) = ${d}`;
+    const distance = pgvectorDistance("embedding", d, "$5");
     const rows = this.vectorSearch
-      ? await this.ensureIndex(d).then(() =>
-          this.db.transaction(async (tx) => {
-            // pgvector 0.8: keep scanning the index until enough rows pass the filter.
-            await tx.query("SET LOCAL hnsw.iterative_scan = relaxed_order").catch(() => undefined);
-            return tx.query<NearestRow>(
+      ? await this.indexes.ensure(d).then(() =>
+          withIterativeScan(this.db, (tx) =>
+            tx.query<NearestRow>(
               `SELECT key_hash, response, prompt_tokens, completion_tokens, cost_usd,
-                    -((embedding::vector(${d})) <#> ($5::text)::vector(${d})) AS similarity
-               FROM cache_entries WHERE ${filter}
-              ORDER BY (embedding::vector(${d})) <#> ($5::text)::vector(${d}) LIMIT 1`,
+                    -(${distance}) AS similarity
+               FROM cache_entries WHERE ${filter} ORDER BY ${distance} LIMIT 1`,
               [...params, JSON.stringify(vector)],
-            );
-          }),
+            ),
+          ),
         )
       : await this.scan(filter, params, vector);
     const [row] = rows;
@@ -212,7 +204,7 @@ export class CacheRepository {
     vector: readonly number[],
   ): Promise<NearestRow[]> {
     const [best] = await this.db.query<{ key_hash: string; similarity: number | string }>(
-      `SELECT key_hash, (SELECT sum(a * b) FROM unnest(embedding, $5::real[]) AS t(a, b)) AS similarity
+      `SELECT key_hash, ${exactDotProduct("embedding", "$5")} AS similarity
          FROM (SELECT key_hash, embedding FROM cache_entries WHERE ${filter}
                 ORDER BY created_at DESC LIMIT ${EXACT_SCAN_LIMIT}) newest
         ORDER BY similarity DESC LIMIT 1`,
@@ -227,18 +219,9 @@ export class CacheRepository {
     return rows;
   }
 
-  private async ensureIndex(d: number): Promise<void> {
-    if (this.indexed.has(d)) return;
-    await this.db.exec(
-      `CREATE INDEX IF NOT EXISTS cache_entries_hnsw_${d} ON cache_entries
-         USING hnsw ((embedding::vector(${d})) vector_ip_ops) WHERE array_length(embedding, 1) = ${d}`,
-    );
-    this.indexed.add(d);
-  }
-
   /** Stores (or replaces) an entry. */
   async put(e: CacheEntry): Promise<void> {
-    if (this.vectorSearch && e.embedding) await this.ensureIndex(dims(e.embedding));
+    if (this.vectorSearch && e.embedding) await this.indexes.ensure(dims(e.embedding));
     await this.db.query(
       `INSERT INTO cache_entries (customer_id, key_hash, scope_hash, model, model_version, response,
          prompt_tokens, completion_tokens, cost_usd, embedding_model, embedding, expires_at)

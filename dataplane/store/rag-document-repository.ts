@@ -1,0 +1,314 @@
+import type { DocumentStatus, RagChunk, RagDocument } from "../rag/rag-types.js";
+import type { Database, Queryable } from "./database.js";
+import { insertChunks } from "./rag-chunk-repository.js";
+
+interface DocumentRow {
+  id: string;
+  customer_id: string;
+  collection_id: string;
+  filename: string;
+  content_type: string;
+  content_hash: string;
+  bytes: number | string;
+  status: DocumentStatus;
+  error: string | null;
+  metadata: Record<string, unknown>;
+  chunk_count: number;
+  page_count: number | null;
+  token_count: number;
+  pii_redactions: number;
+  injection_chunks: number;
+  attempts: number;
+  created_at: Date;
+  updated_at: Date;
+  processed_at: Date | null;
+}
+
+const DOC_COLUMNS = `id, customer_id, collection_id, filename, content_type, content_hash, bytes,
+  status, error, metadata, chunk_count, page_count, token_count, pii_redactions, injection_chunks,
+  attempts, created_at, updated_at, processed_at`;
+
+const toDocument = (r: DocumentRow): RagDocument => ({
+  id: r.id,
+  customerId: r.customer_id,
+  collectionId: r.collection_id,
+  filename: r.filename,
+  contentType: r.content_type,
+  contentHash: r.content_hash,
+  bytes: Number(r.bytes),
+  status: r.status,
+  error: r.error,
+  metadata: r.metadata,
+  chunkCount: Number(r.chunk_count),
+  pageCount: r.page_count === null ? null : Number(r.page_count),
+  tokenCount: Number(r.token_count),
+  piiRedactions: Number(r.pii_redactions),
+  injectionChunks: Number(r.injection_chunks),
+  attempts: Number(r.attempts),
+  createdAt: new Date(r.created_at),
+  updatedAt: new Date(r.updated_at),
+  processedAt: r.processed_at === null ? null : new Date(r.processed_at),
+});
+
+export type NewDocument = Pick<
+  RagDocument,
+  | "id"
+  | "customerId"
+  | "collectionId"
+  | "filename"
+  | "contentType"
+  | "contentHash"
+  | "bytes"
+  | "metadata"
+>;
+
+export type UploadOutcome =
+  | { kind: "created"; document: RagDocument }
+  /** The same bytes are already in the collection (queued, processing or ready). */
+  | { kind: "existing"; document: RagDocument }
+  /** The customer's stored bytes plus this document would pass the tier's cap. */
+  | { kind: "over_cap"; usedBytes: number };
+
+export interface IngestResult {
+  chunks: RagChunk[];
+  pageCount: number | null;
+  tokenCount: number;
+  piiRedactions: number;
+  injectionChunks: number;
+}
+
+export interface RagUsage {
+  collections: number;
+  documents: number;
+  chunks: number;
+  bytes: number;
+}
+
+/**
+ * RAG documents, their uploaded bytes (kept until ingestion ends) and their processing leases.
+ * Every customer-facing query names the customer; the worker's claim/complete/fail go by
+ * document id and lease owner.
+ */
+export class RagDocumentRepository {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Stores an upload as `queued`, unless the same bytes are already in the collection (a failed
+   * one is queued again with the new bytes' name and metadata), or the customer's cap would be
+   * passed. Serialised per customer, so concurrent uploads cannot pass the cap together.
+   */
+  async upload(
+    doc: NewDocument,
+    source: Buffer,
+    capBytes: number | null,
+    now: Date,
+  ): Promise<UploadOutcome> {
+    return this.db.transaction(async (tx) => {
+      await tx.query("SELECT pg_advisory_xact_lock(hashtext('rag_usage:' || $1))", [
+        doc.customerId,
+      ]);
+      const [existing] = await tx.query<DocumentRow>(
+        `SELECT ${DOC_COLUMNS} FROM rag_documents
+          WHERE customer_id = $1 AND collection_id = $2 AND content_hash = $3`,
+        [doc.customerId, doc.collectionId, doc.contentHash],
+      );
+      if (existing && existing.status !== "failed") {
+        return { kind: "existing", document: toDocument(existing) };
+      }
+      const used = await usedBytes(tx, doc.customerId, existing?.id ?? null);
+      if (capBytes !== null && used + doc.bytes > capBytes) {
+        return { kind: "over_cap", usedBytes: used };
+      }
+      const [row] = existing
+        ? await tx.query<DocumentRow>(
+            `UPDATE rag_documents SET filename = $2, content_type = $3, metadata = $4::jsonb,
+                status = 'queued', error = NULL, attempts = 0, lease_owner = NULL,
+                lease_until = NULL, updated_at = $5
+              WHERE id = $1 RETURNING ${DOC_COLUMNS}`,
+            [existing.id, doc.filename, doc.contentType, JSON.stringify(doc.metadata), now],
+          )
+        : await tx.query<DocumentRow>(
+            `INSERT INTO rag_documents (id, customer_id, collection_id, filename, content_type,
+               content_hash, bytes, status, metadata, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', $8::jsonb, $9, $9)
+             RETURNING ${DOC_COLUMNS}`,
+            [
+              doc.id,
+              doc.customerId,
+              doc.collectionId,
+              doc.filename,
+              doc.contentType,
+              doc.contentHash,
+              doc.bytes,
+              JSON.stringify(doc.metadata),
+              now,
+            ],
+          );
+      if (!row) throw new Error("document upload wrote no row");
+      await tx.query(
+        `INSERT INTO rag_document_sources (document_id, data) VALUES ($1, $2)
+         ON CONFLICT (document_id) DO UPDATE SET data = EXCLUDED.data`,
+        [row.id, source],
+      );
+      return { kind: "created", document: toDocument(row) };
+    });
+  }
+
+  async get(customerId: string, id: string): Promise<RagDocument | undefined> {
+    const [row] = await this.db.query<DocumentRow>(
+      `SELECT ${DOC_COLUMNS} FROM rag_documents WHERE customer_id = $1 AND id = $2`,
+      [customerId, id],
+    );
+    return row ? toDocument(row) : undefined;
+  }
+
+  /** A page of a collection's documents, newest first (limit + 1 rows). */
+  async list(
+    customerId: string,
+    collectionId: string,
+    opts: { status?: DocumentStatus; limit: number; offset: number },
+  ): Promise<RagDocument[]> {
+    const rows = await this.db.query<DocumentRow>(
+      `SELECT ${DOC_COLUMNS} FROM rag_documents
+        WHERE customer_id = $1 AND collection_id = $2 AND ($3::text IS NULL OR status = $3)
+        ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`,
+      [customerId, collectionId, opts.status ?? null, opts.limit + 1, opts.offset],
+    );
+    return rows.map(toDocument);
+  }
+
+  /** Deletes a document with its chunks and bytes. */
+  async delete(customerId: string, id: string): Promise<boolean> {
+    const rows = await this.db.query<{ id: string }>(
+      "DELETE FROM rag_documents WHERE customer_id = $1 AND id = $2 RETURNING id",
+      [customerId, id],
+    );
+    return rows.length > 0;
+  }
+
+  async usage(customerId: string): Promise<RagUsage> {
+    const [row] = await this.db.query<{
+      collections: number | string;
+      documents: number | string;
+      chunks: number | string | null;
+      bytes: number | string | null;
+    }>(
+      `SELECT (SELECT count(*) FROM rag_collections WHERE customer_id = $1) AS collections,
+              count(*) AS documents, sum(chunk_count) AS chunks, sum(bytes) AS bytes
+         FROM rag_documents WHERE customer_id = $1`,
+      [customerId],
+    );
+    return {
+      collections: Number(row?.collections ?? 0),
+      documents: Number(row?.documents ?? 0),
+      chunks: Number(row?.chunks ?? 0),
+      bytes: Number(row?.bytes ?? 0),
+    };
+  }
+
+  /**
+   * Takes a queued document (the given one, else the oldest) whose lease is free or lapsed, marks
+   * it `processing` and counts the attempt. A worker that died leaves a lapsed lease to take over.
+   */
+  async claim(
+    owner: string,
+    now: Date,
+    leaseUntil: Date,
+    id?: string,
+  ): Promise<RagDocument | undefined> {
+    const [row] = await this.db.query<DocumentRow>(
+      `UPDATE rag_documents SET status = 'processing', lease_owner = $1, lease_until = $3,
+              attempts = attempts + 1, updated_at = $2
+        WHERE id = (SELECT id FROM rag_documents
+                     WHERE status IN ('queued', 'processing') AND ($4::text IS NULL OR id = $4)
+                       AND (lease_until IS NULL OR lease_until < $2)
+                     ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+        RETURNING ${DOC_COLUMNS}`,
+      [owner, now, leaseUntil, id ?? null],
+    );
+    return row ? toDocument(row) : undefined;
+  }
+
+  /** The uploaded bytes of a document being processed. */
+  async source(id: string): Promise<Buffer | undefined> {
+    const [row] = await this.db.query<{ data: Buffer | Uint8Array }>(
+      "SELECT data FROM rag_document_sources WHERE document_id = $1",
+      [id],
+    );
+    return row ? Buffer.from(row.data) : undefined;
+  }
+
+  /**
+   * Stores the chunks and marks the document `ready`, dropping its uploaded bytes; false (and
+   * nothing written) when the worker no longer holds the lease.
+   */
+  async complete(id: string, owner: string, result: IngestResult, now: Date): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const [held] = await tx.query<{ id: string }>(
+        `SELECT id FROM rag_documents WHERE id = $1 AND lease_owner = $2 AND status = 'processing'
+           FOR UPDATE`,
+        [id, owner],
+      );
+      if (!held) return false;
+      await tx.query("DELETE FROM rag_chunks WHERE document_id = $1", [id]);
+      await insertChunks(tx, result.chunks);
+      await tx.query(
+        `UPDATE rag_documents SET status = 'ready', error = NULL, chunk_count = $2, page_count = $3,
+                token_count = $4, pii_redactions = $5, injection_chunks = $6, lease_owner = NULL,
+                lease_until = NULL, processed_at = $7, updated_at = $7
+          WHERE id = $1`,
+        [
+          id,
+          result.chunks.length,
+          result.pageCount,
+          result.tokenCount,
+          result.piiRedactions,
+          result.injectionChunks,
+          now,
+        ],
+      );
+      await tx.query("DELETE FROM rag_document_sources WHERE document_id = $1", [id]);
+      return true;
+    });
+  }
+
+  /** Marks the document `failed` with a reason a user can act on, dropping its bytes. */
+  async fail(id: string, owner: string, error: string, now: Date): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query<{ id: string }>(
+        `UPDATE rag_documents SET status = 'failed', error = $3, lease_owner = NULL,
+                lease_until = NULL, processed_at = $4, updated_at = $4
+          WHERE id = $1 AND lease_owner = $2 AND status = 'processing' RETURNING id`,
+        [id, owner, error, now],
+      );
+      if (rows.length === 0) return false;
+      await tx.query("DELETE FROM rag_chunks WHERE document_id = $1", [id]);
+      await tx.query("DELETE FROM rag_document_sources WHERE document_id = $1", [id]);
+      return true;
+    });
+  }
+
+  /** Puts a document back in the queue after a transient failure, to be retried from `retryAt`. */
+  async retryLater(id: string, owner: string, error: string, retryAt: Date): Promise<boolean> {
+    const rows = await this.db.query<{ id: string }>(
+      `UPDATE rag_documents SET status = 'queued', error = $3, lease_owner = NULL,
+              lease_until = $4, updated_at = now()
+        WHERE id = $1 AND lease_owner = $2 AND status = 'processing' RETURNING id`,
+      [id, owner, error, retryAt],
+    );
+    return rows.length > 0;
+  }
+}
+
+async function usedBytes(
+  db: Queryable,
+  customerId: string,
+  exceptId: string | null,
+): Promise<number> {
+  const [row] = await db.query<{ bytes: number | string | null }>(
+    `SELECT sum(bytes) AS bytes FROM rag_documents
+      WHERE customer_id = $1 AND ($2::text IS NULL OR id <> $2)`,
+    [customerId, exceptId],
+  );
+  return Number(row?.bytes ?? 0);
+}
