@@ -71,9 +71,7 @@ interface FoundRow {
  * it is (already normalised) and no character of it is read as an operator.
  */
 export function anyLexemeQuery(lexemes: readonly string[]): string {
-  return lexemes
-    .map((l) => `'${l.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`)
-    .join(" | ");
+  return lexemes.map((l) => `'${l.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`).join(" | ");
 }
 
 /**
