@@ -100,21 +100,26 @@ async function main(): Promise<void> {
       collections: seeder.collections,
       search: new RagSearchRepository(db, () => "exact_scan"),
       vectorSearch: () => "exact_scan",
-      embed: () => Promise.reject(new Error("keyword evaluation makes no embedding call")),
     });
+    const noEmbedding = () =>
+      Promise.reject(new Error("keyword evaluation makes no embedding call"));
     const ndcg: number[] = [];
     const recall: number[] = [];
     const mrr: number[] = [];
     const times: number[] = [];
     for (const q of set.queries) {
       const t0 = performance.now();
-      const outcome = await search.search(caller, {
-        collectionId: collection.collectionId,
-        query: q.text,
-        mode: "keyword",
-        topK: 3 * K,
-        includeFlagged: true,
-      });
+      const outcome = await search.search(
+        caller,
+        {
+          collectionId: collection.collectionId,
+          query: q.text,
+          mode: "keyword",
+          topK: 3 * K,
+          includeFlagged: true,
+        },
+        noEmbedding,
+      );
       times.push(performance.now() - t0);
       const ranked = [...new Set(outcome.hits.map((h) => h.chunk.documentId))];
       const judged = new Map([[q.relevant, 1]]);

@@ -69,6 +69,7 @@ import { buildAnalytics } from "./analytics-wiring.js";
 import { createTracing, traced } from "../observability/tracing.js";
 import { promptRoutes } from "../adapters/http/routes/prompts.js";
 import { cacheRoutes } from "../adapters/http/routes/cache.js";
+import { ragSearchRoutes } from "../adapters/http/routes/rag-search.js";
 import { PromptService } from "../prompts/prompt-service.js";
 import { PromptRepository } from "../store/prompt-repository.js";
 import { CacheRepository } from "../store/cache-repository.js";
@@ -349,6 +350,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...analytics.routes(),
     ...promptRoutes(ctx),
     ...cacheRoutes(ctx),
+    ...ragSearchRoutes(ctx),
     ...fileRoutes(ctx),
     ...batchRoutes(ctx, batchRunner),
     ...realtimeRoutes(),

@@ -97,8 +97,9 @@ export function recordForCall(
 }
 
 /**
- * What a record says beyond the common fields: the batch line, the realtime session, the prompt
- * template, the response cache and the guardrail model checks' own calls (null when none applies).
+ * What a record says beyond the common fields: the batch line, the realtime session, the RAG
+ * collection and chunks, the prompt template, the response cache and the guardrail model checks'
+ * own calls (null when none applies).
  */
 function callDetails(call: InferenceCall): Record<string, unknown> | null {
   const details: Record<string, unknown> = {};
@@ -108,6 +109,13 @@ function callDetails(call: InferenceCall): Record<string, unknown> | null {
     details.custom_id = call.batch.customId;
   }
   if (call.realtime) details.realtime = realtimeDetails(call.realtime);
+  if (call.rag) {
+    details.rag = {
+      collection_id: call.rag.collectionId,
+      purpose: call.rag.purpose,
+      chunk_ids: call.rag.chunkIds,
+    };
+  }
   if (call.prompt) {
     details.prompt = {
       slug: call.prompt.slug,

@@ -123,6 +123,16 @@ export interface InferenceCall {
   batch?: BatchLineRef;
   /** Set for a realtime session (counted as one request) and each of its responses (tokens). */
   realtime?: RealtimeRef;
+  /** Set when the call serves RAG search or query (the audit record names collection and chunks). */
+  rag?: RagUse;
+}
+
+/** What a RAG call was for: embedding a search text, or answering from chunks given to the model. */
+export interface RagUse {
+  collectionId: string;
+  purpose: "search_embedding" | "query_answer";
+  /** The chunks given to the model, in source-number order (query_answer). */
+  chunkIds: string[];
 }
 
 /** A realtime session, or one response within it; `closed` is filled when the session ends. */

@@ -73,7 +73,6 @@ export class RagSearch {
       collections: RagCollectionRepository;
       search: RagSearchRepository;
       vectorSearch: () => VectorSearchKind;
-      embed: QueryEmbedder;
     },
   ) {}
 
@@ -85,7 +84,8 @@ export class RagSearch {
     return collection;
   }
 
-  async search(caller: Caller, input: SearchInput): Promise<SearchOutcome> {
+  /** `embed` makes the query's embedding call (vector and hybrid modes) on behalf of this request. */
+  async search(caller: Caller, input: SearchInput, embed: QueryEmbedder): Promise<SearchOutcome> {
     const collection = await this.readableCollection(caller, input.collectionId);
     const mode = input.mode ?? (collection.embeddingModel ? "hybrid" : "keyword");
     if (mode !== "keyword" && !collection.embeddingModel) {
@@ -105,7 +105,9 @@ export class RagSearch {
     const depth = mode === "hybrid" ? hybridDepth(input.topK) : input.topK;
     const [keyword, vector] = await Promise.all([
       mode === "vector" ? undefined : this.keyword(scope, input.query, depth),
-      mode === "keyword" ? undefined : this.vector(caller, collection, scope, input.query, depth),
+      mode === "keyword"
+        ? undefined
+        : this.vector(embed, caller, collection, scope, input.query, depth),
     ]);
     const ranked = this.rank(mode, keyword ?? [], vector ?? []).slice(0, input.topK);
     const chunks = await this.deps.search.chunks(
@@ -138,6 +140,7 @@ export class RagSearch {
   }
 
   private async vector(
+    embed: QueryEmbedder,
     caller: Caller,
     collection: RagCollection,
     scope: SearchScope,
@@ -146,7 +149,7 @@ export class RagSearch {
   ): Promise<ScoredChunk[]> {
     // No chunk has a vector yet (nothing ingested): nothing to compare, no embedding call.
     if (collection.embeddingDimensions === null) return [];
-    const vector = await this.deps.embed(caller, collection, query);
+    const vector = await embed(caller, collection, query);
     if (vector.length !== collection.embeddingDimensions) {
       throw new GatewayError(
         "upstream_unavailable",

@@ -100,6 +100,11 @@ export class SseRelay {
     return this.emit(out) + DONE;
   }
 
+  /** Text the gateway itself sends before the relayed events (counted in the digest). */
+  preface(text: string): string {
+    return this.emit(text);
+  }
+
   /** SHA-256 of what the caller got; with `done`, the final `[DONE]` is included. */
   responseDigest(done: boolean): string {
     const copy = this.digest.copy();

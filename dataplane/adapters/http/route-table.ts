@@ -55,6 +55,11 @@ export interface RouteSpec<
   /** A management action recorded in the audit log after success (e.g. "key.revoke"). */
   audit?: string;
   /**
+   * Whether each request counts against the per-key management request limit; default: routes
+   * under /api/. RAG search (a read of stored chunks) opts in.
+   */
+  managementLimit?: boolean;
+  /**
    * Called when an authenticated request to this route fails before or outside its handler's own
    * accounting (malformed JSON, a body over the limit, validation): inference routes record such a
    * refused call in the audit log.
@@ -79,6 +84,7 @@ export interface AnyRouteSpec {
   responses: Record<number, ResponseSpec>;
   rawBody?: boolean;
   audit?: string;
+  managementLimit?: boolean;
   recordRefused?: RecordRefused;
   handler: (input: HandlerInput<unknown, unknown, unknown>) => Promise<RouteResult | undefined>;
 }

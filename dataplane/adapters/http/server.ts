@@ -124,7 +124,7 @@ function register(
   spec: AnyRouteSpec,
   managementLimit: ManagementLimit,
 ): void {
-  const isManagement = spec.path.startsWith("/api/");
+  const isManagement = spec.managementLimit ?? spec.path.startsWith("/api/");
   app.route({
     method: spec.method,
     url: spec.path,

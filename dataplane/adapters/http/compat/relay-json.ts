@@ -26,6 +26,11 @@ export interface JsonRelayOptions {
   build?: (call: InferenceCall, upstreamModel: string) => Pick<UpstreamRequest, "body" | "headers">;
   /** Transcriptions: a text answer (text, srt, vtt) is relayed with the backend's content type. */
   textAnswers?: boolean;
+  /**
+   * What the caller gets instead of the guarded upstream JSON (RAG query: its own shape); the
+   * digest and captured content are of what the caller gets.
+   */
+  present?: (guarded: Record<string, unknown>) => unknown;
 }
 
 /**
@@ -106,9 +111,10 @@ export async function executeJsonCall(
     call.usage =
       usageFromUpstream(json) ??
       estimatedUsage(countTextTokens(promptText(call.body)), countTextTokens(completionText(json)));
-    const text = JSON.stringify(out);
+    const shown = options.present ? options.present(out) : out;
+    const text = JSON.stringify(shown);
     call.responseDigest = sha256Hex(text);
-    if (call.captureContent) call.responseContent = out;
+    if (call.captureContent) call.responseContent = shown;
     call.outcome = "completed";
     call.status = 200;
     await ctx.pipeline.finish(call);

@@ -18,6 +18,11 @@ import { clientAbortSignal, failCall, upstreamBody } from "./call-lifecycle.js";
 
 const MAX_UPSTREAM_ERROR = 1024 * 1024;
 
+export interface StreamRelayOptions {
+  /** Events the gateway sends first, once the stream has begun (RAG query: its sources). */
+  preamble?: string;
+}
+
 /**
  * A streamed chat completion. Until the upstream answers with a stream, failures are ordinary
  * error responses (and are retried on other targets). Once the stream has begun, each upstream
@@ -28,6 +33,7 @@ export async function relayStream(
   ctx: AppContext,
   call: InferenceCall,
   reply: FastifyReply,
+  options: StreamRelayOptions = {},
 ): Promise<RouteResult | undefined> {
   const abort = clientAbortSignal(reply);
   let forwarded;
@@ -97,6 +103,7 @@ export async function relayStream(
   const estimate = () =>
     estimatedUsage(countTextTokens(promptText(call.body)), relay.completionTokens);
   try {
+    if (options.preamble) await write(relay.preface(options.preamble));
     const contentType = String(forwarded.response.headers["content-type"] ?? "");
     if (!/^text\/event-stream/i.test(contentType)) {
       await forwarded.response.body.dump().catch(() => undefined);
