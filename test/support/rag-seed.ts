@@ -105,7 +105,10 @@ export class RagSeeder {
       embedding: ch.embedding ?? null,
     }));
     const first = chunks.find((ch) => ch.embedding)?.embedding;
-    if (first) await this.chunks.prepareDimensions(first);
+    if (first) {
+      await this.chunks.prepareDimensions(first);
+      await this.collections.setEmbeddingDimensions(c.customerId, c.collectionId, first.length);
+    }
     const done = await this.documents.complete(
       d.id,
       owner,
