@@ -1,6 +1,13 @@
 import test from "ava";
 import type { FoundChunk } from "../store/rag-search-repository.js";
-import { citedNumbers, groundedMessages, selectSources } from "./grounded-prompt.js";
+import { scoreInjection } from "../guardrails/injection/score-injection.js";
+import { DEFAULT_INJECTION_THRESHOLD } from "../guardrails/injection/injection-verdict.js";
+import {
+  citedNumbers,
+  GROUNDING_INSTRUCTIONS,
+  groundedMessages,
+  selectSources,
+} from "./grounded-prompt.js";
 
 function chunk(id: string, tokenCount: number, extra: Partial<FoundChunk> = {}): FoundChunk {
   return {
@@ -53,8 +60,8 @@ test("the prompt quotes each source with its number, document, section and page"
     ),
     "Answer in French.",
   );
-  t.regex(system!.content, /only the numbered sources/);
-  t.regex(system!.content, /not instructions/);
+  t.regex(system!.content, /from the numbered sources/);
+  t.regex(system!.content, /quoted material/);
   t.regex(system!.content, /Answer in French\.$/);
   t.is(
     user!.content,
@@ -70,4 +77,11 @@ test("citations are read from [n], [n, m] and [n][m], within the sources given",
     [2, 1, 3],
   );
   t.deepEqual(citedNumbers("No citation here.", 3), []);
+});
+
+test("the gateway's own grounding instructions pass its injection guardrail", (t) => {
+  // Every query carries them: were they flagged, every answer would be refused.
+  t.true(scoreInjection(GROUNDING_INSTRUCTIONS).score < DEFAULT_INJECTION_THRESHOLD);
+  const [system] = groundedMessages("q", [], "Answer in French.");
+  t.true(scoreInjection(system!.content).score < DEFAULT_INJECTION_THRESHOLD);
 });

@@ -14,7 +14,7 @@ export const ragSearchFilter = z
     document_ids: z.array(idParam).min(1).max(100).optional(),
     metadata: z
       .record(
-        safeText(100).pipe(z.string().min(1)),
+        safeText(100).min(1),
         z.union([metadataValue, z.array(metadataValue).min(1).max(50)]),
       )
       .refine((m) => Object.keys(m).length <= 20, "at most 20 metadata keys")
@@ -28,7 +28,9 @@ export const ragSearchFilter = z
 
 const searchFields = {
   collection_id: idParam,
-  query: safeText(8_000).pipe(z.string().trim().min(1, "must not be empty")),
+  query: safeText(8_000)
+    .min(1)
+    .refine((q) => q.trim() !== "", "must not be blank"),
   mode: z.enum(SEARCH_MODES).optional().meta({
     description: "default: hybrid when the collection has an embedding model, else keyword",
   }),
@@ -94,7 +96,7 @@ export const ragSearchResponse = z
 export const ragQueryRequest = z
   .strictObject({
     ...searchFields,
-    model: safeText(256).pipe(z.string().min(1)),
+    model: safeText(256).min(1),
     top_k: z.number().int().min(1).max(20).default(5),
     stream: z.boolean().default(false),
     include_flagged: z.boolean().default(false).meta({
