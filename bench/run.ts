@@ -27,6 +27,7 @@ const SECTIONS: [string, Section][] = [
   ["limits", limitsOverheadSection],
   ["envoy", envoyAdaptersSection],
   ["cache", (await import("./sections/cache.js")).cacheSection],
+  ["rag", (await import("./sections/rag.js")).ragSection],
   ["batches", batchesSection],
   ["soak", soakSection],
   ["analytics", (await import("./sections/analytics.js")).analyticsSection],

@@ -147,7 +147,7 @@ async function hitVersusMiss(log: SectionContext["log"]) {
 }
 
 /** A fresh database on the benchmark's Postgres server, dropped afterwards. */
-async function freshDatabase(server: string): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function freshDatabase(server: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `evident_bench_cache_${randomBytes(6).toString("hex")}`;
   const admin = async (sql: string) => {
     const client = new pg.Client({ connectionString: server });

@@ -4,7 +4,12 @@ import { RagSeeder } from "../../test/support/rag-seed.js";
 import { unitVector } from "../cache/embedder.js";
 import { migrate } from "./migrate.js";
 import { openPglite } from "./pglite-database.js";
-import { anyLexemeQuery, RagSearchRepository, type SearchScope } from "./rag-search-repository.js";
+import {
+  anyLexemeQuery,
+  occurrences,
+  RagSearchRepository,
+  type SearchScope,
+} from "./rag-search-repository.js";
 
 const alice = { customerId: "alice", collectionId: "col_a", embeddingModel: "embed" };
 const bob = { customerId: "bob", collectionId: "col_b", embeddingModel: "embed" };
@@ -168,3 +173,43 @@ backends.forEach((backend, i) => {
 test("a lexeme's quotes and backslashes are escaped in the tsquery literal", (t) => {
   t.is(anyLexemeQuery(["a", "o'neil", "x\\y"]), "'a' | 'o''neil' | 'x\\\\y'");
 });
+
+for (const backend of storeBackends()) {
+  test(`term frequency from ts_rank equals the tsvector's positions on ${backend.name}`, async (t) => {
+    const store = await backend.open();
+    try {
+      await migrate(store.db);
+      const seed = new RagSeeder(store.db);
+      const col = { customerId: "alice", collectionId: "col_tf" };
+      await seed.collection(col);
+      // Lexemes occurring 1..300 times (a tsvector keeps at most 256 positions of one lexeme),
+      // in the heading, the text or both.
+      const counts = [1, 2, 3, 4, 5, 7, 10, 16, 31, 64, 100, 128, 200, 255, 256, 300];
+      const words = (n: number, w: string) => Array.from({ length: n }, () => w).join(" ");
+      await seed.document(col, {
+        id: "tf",
+        chunks: counts.map((n, i) => ({
+          heading: i % 3 === 0 ? null : words((i % 5) + 1, "bravo"),
+          text: `${words(n, "alpha")} ${words(i + 1, "bravo")} filler`,
+        })),
+      });
+      const rows = await store.db.query<{ lexeme: string; expected: number; fast: number }>(
+        `SELECT u.lexeme,
+                cardinality(u.positions) + cardinality(array_positions(u.weights, 'A')) AS expected,
+                ${occurrences("c.tsv", "to_tsquery('simple', u.lexeme)", "{1,1,1,1}")}
+                  + ${occurrences("c.tsv", "to_tsquery('simple', u.lexeme)", "{0,0,0,1}")} AS fast
+           FROM rag_chunks c, unnest(c.tsv) AS u(lexeme, positions, weights)
+          WHERE c.customer_id = 'alice' AND c.collection_id = 'col_tf'`,
+      );
+      t.is(rows.length, counts.length * 3);
+      for (const r of rows) t.is(Number(r.fast), Number(r.expected), `${r.lexeme}`);
+      t.is(
+        Math.max(...rows.map((r) => Number(r.expected))),
+        255,
+        "the positions cap (255 kept per lexeme) is covered",
+      );
+    } finally {
+      await store.drop();
+    }
+  });
+}

@@ -66,6 +66,27 @@ interface FoundRow {
   injection_score: number | string;
 }
 
+/** The constant Postgres' ts_rank divides a term's sum by (ζ(2) = π²/6; src/backend/utils/adt/tsrank.c). */
+const TS_RANK_ZETA2 = 1.64493406685;
+
+/**
+ * How many positions of a one-lexeme tsquery `query` a tsvector holds, counting only positions of
+ * the weights set to 1 in `weights` ({D,C,B,A}), computed by ts_rank in C rather than by unnesting
+ * the tsvector (which costs about as much as everything else in a search). With weight 1 on the
+ * n counted positions and 0 elsewhere, ts_rank (normalisation 0) is H(n)/ζ(2) where
+ * H(n) = Σ 1/k² over k ≤ n, provided the counted positions come first (all of them, or the heading's
+ * weight-A positions, which precede the text's in rag_chunks.tsv); and ζ(2) − H(n) = 1/n − 1/(2n²)
+ * + O(1/n³), so n = round(1 / (ζ(2)·(1 − rank)) − 1/2), exact for every n a tsvector can hold
+ * (at most 255 positions per lexeme). The repository test checks it against unnest().
+ */
+export function occurrences(
+  tsv: string,
+  query: string,
+  weights: "{1,1,1,1}" | "{0,0,0,1}",
+): string {
+  return `round(1 / (${TS_RANK_ZETA2} * (1 - ts_rank('${weights}', ${tsv}, ${query}, 0)::float8)) - 0.5)`;
+}
+
 /**
  * A tsquery literal that matches any of the lexemes (OR): each lexeme quoted, so it is taken as
  * it is (already normalised) and no character of it is read as an operator.
@@ -80,7 +101,8 @@ export function anyLexemeQuery(lexemes: readonly string[]): string {
  *
  * Keyword search is BM25 computed in SQL over the `tsv` column: candidates are the chunks whose
  * tsvector contains any query lexeme (the GIN index); a term's frequency is the number of its
- * positions in the chunk (positions in the heading, weight A, count twice); its document frequency
+ * positions in the chunk (positions in the heading, weight A, count twice; see `occurrences`); its
+ * document frequency
  * and the collection's chunk count and mean chunk length (in tokens) are taken over the whole
  * collection, so filters narrow the results without changing the scores.
  */
@@ -111,22 +133,25 @@ export class RagSearchRepository {
       scope.collectionId,
       anyLexemeQuery(lexemes),
       lexemes,
+      lexemes.map((l) => anyLexemeQuery([l])),
     ];
     const filter = scopeFilter(scope, params, "c");
     params.push(limit);
     const rows = await this.db.query<{ id: string; score: number | string }>(
-      `WITH matched AS (
+      `WITH terms AS (
+         SELECT t.lexeme, t.query FROM unnest($4::text[], $5::tsquery[]) AS t(lexeme, query)),
+       matched AS (
          SELECT c.id, c.document_id, c.token_count, c.injection, c.tsv FROM rag_chunks c
           WHERE c.customer_id = $1 AND c.collection_id = $2 AND c.tsv @@ $3::tsquery),
        tf AS (
-         SELECT m.id, u.lexeme,
-                cardinality(u.positions) + cardinality(array_positions(u.weights, 'A')) AS tf
-           FROM matched m, unnest(m.tsv) AS u(lexeme, positions, weights)
-          WHERE u.lexeme = ANY($4::text[])),
-       df AS (SELECT lexeme, count(*) AS n FROM tf GROUP BY lexeme),
+         SELECT m.id, t.lexeme,
+                ${occurrences("m.tsv", "t.query", "{1,1,1,1}")}
+                  + ${occurrences("m.tsv", "t.query", "{0,0,0,1}")} AS tf
+           FROM matched m CROSS JOIN terms t WHERE m.tsv @@ t.query),
+       df AS (SELECT lexeme, count(*)::float8 AS n FROM tf GROUP BY lexeme),
        stats AS (
-         SELECT count(*) AS n, greatest(avg(token_count), 1) AS avgdl FROM rag_chunks
-          WHERE customer_id = $1 AND collection_id = $2)
+         SELECT count(*)::float8 AS n, greatest(avg(token_count)::float8, 1) AS avgdl
+           FROM rag_chunks WHERE customer_id = $1 AND collection_id = $2)
        SELECT c.id, sum(ln(1 + (s.n - df.n + 0.5) / (df.n + 0.5))
                   * tf.tf * ${BM25_K1 + 1}
                   / (tf.tf + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * c.token_count / s.avgdl))) AS score

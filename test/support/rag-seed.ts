@@ -43,7 +43,14 @@ export class RagSeeder {
   readonly documents: RagDocumentRepository;
   readonly chunks: RagChunkRepository;
 
-  constructor(private readonly db: Database) {
+  /**
+   * `indexFirst: false` leaves the HNSW index (where pgvector exists) to be built after the
+   * seeding, by `chunks.prepareDimensions`: one build instead of an update per inserted row.
+   */
+  constructor(
+    db: Database,
+    private readonly options: { indexFirst?: boolean } = {},
+  ) {
     this.collections = new RagCollectionRepository(db);
     this.documents = new RagDocumentRepository(db);
     this.chunks = new RagChunkRepository(db);
@@ -106,7 +113,7 @@ export class RagSeeder {
     }));
     const first = chunks.find((ch) => ch.embedding)?.embedding;
     if (first) {
-      await this.chunks.prepareDimensions(first);
+      if (this.options.indexFirst !== false) await this.chunks.prepareDimensions(first);
       await this.collections.setEmbeddingDimensions(c.customerId, c.collectionId, first.length);
     }
     const done = await this.documents.complete(
