@@ -23,30 +23,45 @@ interface Piece {
 const SENTENCE = /[^.!?\n]+(?:[.!?]+["')\]]*)?[^\S\n]*\n*|[.!?\n]+[^\S\n]*\n*/g;
 const WORD = /\S+\s*/g;
 
-/** Splits a text into sentence-sized pieces, and any piece over `max` tokens into word runs. */
+/**
+ * Splits a text into sentence-sized pieces, a piece over `max` tokens into words, and a word over
+ * `max` tokens into character runs. The tokenizer never sees a run much longer than a chunk (BPE on
+ * one long unbroken string costs far more than linear time).
+ */
 function pieces(text: string, page: number | null, max: number): Piece[] {
   const out: Piece[] = [];
+  const maxChars = max * 8;
   for (const sentence of text.match(SENTENCE) ?? []) {
-    const tokens = countTokens(sentence);
+    const tokens = sentence.length <= maxChars ? countTokens(sentence) : Infinity;
     if (tokens <= max) {
       out.push({ text: sentence, tokens, page });
       continue;
     }
     for (const word of sentence.match(WORD) ?? []) {
-      const wordTokens = countTokens(word);
-      if (wordTokens <= max) {
-        out.push({ text: word, tokens: wordTokens, page });
-        continue;
+      if (word.length <= maxChars) {
+        const wordTokens = countTokens(word);
+        if (wordTokens <= max) {
+          out.push({ text: word, tokens: wordTokens, page });
+          continue;
+        }
       }
       // One "word" longer than a chunk (a data blob): cut by characters.
-      const step = Math.max(1, Math.floor((word.length * max) / wordTokens / 2));
-      for (let i = 0; i < word.length; i += step) {
-        const part = word.slice(i, i + step);
-        out.push({ text: part, tokens: countTokens(part), page });
-      }
+      for (let i = 0; i < word.length; i += max) cutToFit(word.slice(i, i + max), max, page, out);
     }
   }
   return out;
+}
+
+/** A run of at most `max` characters, halved until each part is at most `max` tokens. */
+function cutToFit(run: string, max: number, page: number | null, out: Piece[]): void {
+  const tokens = countTokens(run);
+  if (tokens <= max || run.length <= 1) {
+    out.push({ text: run, tokens, page });
+    return;
+  }
+  const half = Math.ceil(run.length / 2);
+  cutToFit(run.slice(0, half), max, page, out);
+  cutToFit(run.slice(half), max, page, out);
 }
 
 /**

@@ -59,15 +59,29 @@ export class RagIngestWorker {
     this.wake?.();
   }
 
+  /** A lease for a document this worker takes at upload (see RagDocumentRepository.upload). */
+  lease(): { owner: string; leaseUntil: Date } {
+    return {
+      owner: this.deps.owner,
+      leaseUntil: new Date(this.deps.clock.now() + this.deps.leaseMs),
+    };
+  }
+
   /**
-   * Claims and ingests one document (the given one, else the oldest queued); returns it as it is
-   * afterwards, or undefined when there was nothing to claim.
+   * Claims and ingests one document (the oldest queued); returns it as it is afterwards, or
+   * undefined when there was nothing to claim.
    */
-  async process(id?: string): Promise<RagDocument | undefined> {
+  async process(): Promise<RagDocument | undefined> {
     const { documents, clock, owner, leaseMs } = this.deps;
     const now = clock.now();
-    const doc = await documents.claim(owner, new Date(now), new Date(now + leaseMs), id);
+    const doc = await documents.claim(owner, new Date(now), new Date(now + leaseMs));
     if (!doc) return undefined;
+    return this.processClaimed(doc);
+  }
+
+  /** Ingests a document this worker holds the lease on; returns it as it is afterwards. */
+  async processClaimed(doc: RagDocument): Promise<RagDocument | undefined> {
+    const { documents, clock, owner, leaseMs } = this.deps;
     const renew = setInterval(
       () => {
         void documents.renew(doc.id, owner, new Date(clock.now() + leaseMs)).catch(() => undefined);

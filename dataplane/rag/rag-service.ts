@@ -164,6 +164,7 @@ export class RagService {
     const contentHash = createHash("sha256").update(upload.bytes).digest("hex");
     const extracted = await extractDocument(upload.bytes, format);
     const cap = this.capBytes(caller.customer.tier);
+    const inline = upload.bytes.length <= this.limits.syncIngestBytes;
     const outcome = await this.documents.upload(
       {
         id: newId("rdoc"),
@@ -179,6 +180,7 @@ export class RagService {
       encodeExtracted(extracted),
       cap,
       new Date(this.clock.now()),
+      inline ? this.worker.lease() : undefined,
     );
     if (outcome.kind === "over_cap") {
       throw new GatewayError(
@@ -187,8 +189,8 @@ export class RagService {
       );
     }
     if (outcome.kind === "existing") return { document: outcome.document, created: false };
-    if (upload.bytes.length <= this.limits.syncIngestBytes) {
-      const processed = await this.worker.process(outcome.document.id);
+    if (inline) {
+      const processed = await this.worker.processClaimed(outcome.document);
       return { document: processed ?? outcome.document, created: true };
     }
     this.worker.nudge();

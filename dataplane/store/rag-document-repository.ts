@@ -106,6 +106,8 @@ export class RagDocumentRepository {
     source: Buffer,
     capBytes: number | null,
     now: Date,
+    /** Stores it already claimed (`processing`) by this worker, to be ingested at once. */
+    claim?: { owner: string; leaseUntil: Date },
   ): Promise<UploadOutcome> {
     return this.db.transaction(async (tx) => {
       await tx.query("SELECT pg_advisory_xact_lock(hashtext('rag_usage:' || $1))", [
@@ -123,11 +125,17 @@ export class RagDocumentRepository {
       if (capBytes !== null && used + doc.bytes > capBytes) {
         return { kind: "over_cap", usedBytes: used };
       }
+      const state = [
+        claim ? "processing" : "queued",
+        claim ? 1 : 0,
+        claim?.owner ?? null,
+        claim?.leaseUntil ?? null,
+      ];
       const [row] = existing
         ? await tx.query<DocumentRow>(
             `UPDATE rag_documents SET filename = $2, content_type = $3, metadata = $4::jsonb, key_id = $6,
-                status = 'queued', error_code = NULL, error = NULL, attempts = 0, lease_owner = NULL,
-                lease_until = NULL, updated_at = $5
+                status = $7, error_code = NULL, error = NULL, attempts = $8, lease_owner = $9,
+                lease_until = $10, updated_at = $5
               WHERE id = $1 RETURNING ${DOC_COLUMNS}`,
             [
               existing.id,
@@ -136,12 +144,14 @@ export class RagDocumentRepository {
               JSON.stringify(doc.metadata),
               now,
               doc.keyId,
+              ...state,
             ],
           )
         : await tx.query<DocumentRow>(
             `INSERT INTO rag_documents (id, customer_id, collection_id, key_id, filename,
-               content_type, content_hash, bytes, status, metadata, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9::jsonb, $10, $10)
+               content_type, content_hash, bytes, metadata, created_at, updated_at, status,
+               attempts, lease_owner, lease_until)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $10, $11, $12, $13, $14)
              RETURNING ${DOC_COLUMNS}`,
             [
               doc.id,
@@ -154,6 +164,7 @@ export class RagDocumentRepository {
               doc.bytes,
               JSON.stringify(doc.metadata),
               now,
+              ...state,
             ],
           );
       if (!row) throw new Error("document upload wrote no row");
