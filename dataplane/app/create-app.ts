@@ -82,6 +82,9 @@ import { fileRoutes } from "../adapters/http/routes/files.js";
 import { BatchRepository } from "../store/batch-repository.js";
 import { FileRepository } from "../store/file-repository.js";
 import { buildBatchRunner } from "./batch-wiring.js";
+import { buildRag } from "./rag-wiring.js";
+import { ragCollectionRoutes } from "../adapters/http/routes/rag-collections.js";
+import { ragDocumentRoutes } from "../adapters/http/routes/rag-documents.js";
 import { attachRealtime } from "../adapters/http/realtime-upgrade.js";
 import { realtimeRoutes } from "../adapters/http/routes/realtime.js";
 import { CLOSE } from "../realtime/realtime-session.js";
@@ -279,6 +282,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     audit: traced(tracing, analytics.auditStage(audit.stage()), "evident.audit", true),
   });
 
+  const rag = await buildRag(
+    { db, config, clock, logger, apiKeys, customers, guardConfig },
+    () => ctx,
+  );
   const ctx: AppContext = {
     config,
     clock,
@@ -322,6 +329,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     startedAt: clock.now(),
     prompts: new PromptService(new PromptRepository(db)),
     responseCache: { repo: cacheRepo, configs: cacheConfigs },
+    rag: rag.service,
   };
 
   const inventory = async () => {
@@ -353,6 +361,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...ragSearchRoutes(ctx),
     ...fileRoutes(ctx),
     ...batchRoutes(ctx, batchRunner),
+    ...ragCollectionRoutes(ctx),
+    ...ragDocumentRoutes(ctx),
     ...realtimeRoutes(),
   ];
   const openApiRoute = route({
@@ -371,6 +381,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // Records left in the local log by a crash, and start-up's own, reach the store before serving.
   await writer.caughtUp();
   batchRunner.start();
+  rag.worker.start();
 
   return {
     ctx,
@@ -380,6 +391,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       realtime.closeAll(CLOSE.goingAway, "gateway shutting down");
       await http.close();
       await batchRunner.stop();
+      await rag.worker.stop();
       await usage.stop();
       await routing.stop();
       await upstream.close();

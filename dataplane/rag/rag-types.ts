@@ -33,13 +33,16 @@ export interface RagDocument {
   id: string;
   customerId: string;
   collectionId: string;
+  /** The key that uploaded it: ingestion (embeddings) runs as this key. */
+  keyId: string;
   filename: string;
   contentType: string;
   /** sha256 (hex) of the uploaded bytes: the same bytes in the same collection are one document. */
   contentHash: string;
   bytes: number;
   status: DocumentStatus;
-  error: string | null;
+  /** Why the document failed (or why its last attempt did, while it waits to be retried). */
+  error: { code: string; message: string } | null;
   metadata: Record<string, unknown>;
   chunkCount: number;
   pageCount: number | null;

@@ -164,7 +164,8 @@ export class RagCollectionRepository {
       chunks: number | string | null;
       bytes: number | string | null;
     }>(
-      `SELECT collection_id, count(*) AS documents, sum(chunk_count) AS chunks, sum(bytes) AS bytes
+      `SELECT collection_id, count(*) AS documents, sum(chunk_count) AS chunks,
+              sum(bytes) FILTER (WHERE status <> 'failed') AS bytes
          FROM rag_documents WHERE customer_id = $1 AND collection_id = ANY($2::text[])
         GROUP BY collection_id`,
       [customerId, ids],

@@ -6,11 +6,13 @@ interface DocumentRow {
   id: string;
   customer_id: string;
   collection_id: string;
+  key_id: string;
   filename: string;
   content_type: string;
   content_hash: string;
   bytes: number | string;
   status: DocumentStatus;
+  error_code: string | null;
   error: string | null;
   metadata: Record<string, unknown>;
   chunk_count: number;
@@ -24,20 +26,21 @@ interface DocumentRow {
   processed_at: Date | null;
 }
 
-const DOC_COLUMNS = `id, customer_id, collection_id, filename, content_type, content_hash, bytes,
-  status, error, metadata, chunk_count, page_count, token_count, pii_redactions, injection_chunks,
+const DOC_COLUMNS = `id, customer_id, collection_id, key_id, filename, content_type, content_hash, bytes,
+  status, error_code, error, metadata, chunk_count, page_count, token_count, pii_redactions, injection_chunks,
   attempts, created_at, updated_at, processed_at`;
 
 const toDocument = (r: DocumentRow): RagDocument => ({
   id: r.id,
   customerId: r.customer_id,
   collectionId: r.collection_id,
+  keyId: r.key_id,
   filename: r.filename,
   contentType: r.content_type,
   contentHash: r.content_hash,
   bytes: Number(r.bytes),
   status: r.status,
-  error: r.error,
+  error: r.error === null ? null : { code: r.error_code ?? "ingestion_failed", message: r.error },
   metadata: r.metadata,
   chunkCount: Number(r.chunk_count),
   pageCount: r.page_count === null ? null : Number(r.page_count),
@@ -55,6 +58,7 @@ export type NewDocument = Pick<
   | "id"
   | "customerId"
   | "collectionId"
+  | "keyId"
   | "filename"
   | "contentType"
   | "contentHash"
@@ -102,6 +106,8 @@ export class RagDocumentRepository {
     source: Buffer,
     capBytes: number | null,
     now: Date,
+    /** Stores it already claimed (`processing`) by this worker, to be ingested at once. */
+    claim?: { owner: string; leaseUntil: Date },
   ): Promise<UploadOutcome> {
     return this.db.transaction(async (tx) => {
       await tx.query("SELECT pg_advisory_xact_lock(hashtext('rag_usage:' || $1))", [
@@ -119,29 +125,46 @@ export class RagDocumentRepository {
       if (capBytes !== null && used + doc.bytes > capBytes) {
         return { kind: "over_cap", usedBytes: used };
       }
+      const state = [
+        claim ? "processing" : "queued",
+        claim ? 1 : 0,
+        claim?.owner ?? null,
+        claim?.leaseUntil ?? null,
+      ];
       const [row] = existing
         ? await tx.query<DocumentRow>(
-            `UPDATE rag_documents SET filename = $2, content_type = $3, metadata = $4::jsonb,
-                status = 'queued', error = NULL, attempts = 0, lease_owner = NULL,
-                lease_until = NULL, updated_at = $5
+            `UPDATE rag_documents SET filename = $2, content_type = $3, metadata = $4::jsonb, key_id = $6,
+                status = $7, error_code = NULL, error = NULL, attempts = $8, lease_owner = $9,
+                lease_until = $10, updated_at = $5
               WHERE id = $1 RETURNING ${DOC_COLUMNS}`,
-            [existing.id, doc.filename, doc.contentType, JSON.stringify(doc.metadata), now],
+            [
+              existing.id,
+              doc.filename,
+              doc.contentType,
+              JSON.stringify(doc.metadata),
+              now,
+              doc.keyId,
+              ...state,
+            ],
           )
         : await tx.query<DocumentRow>(
-            `INSERT INTO rag_documents (id, customer_id, collection_id, filename, content_type,
-               content_hash, bytes, status, metadata, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued', $8::jsonb, $9, $9)
+            `INSERT INTO rag_documents (id, customer_id, collection_id, key_id, filename,
+               content_type, content_hash, bytes, metadata, created_at, updated_at, status,
+               attempts, lease_owner, lease_until)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $10, $11, $12, $13, $14)
              RETURNING ${DOC_COLUMNS}`,
             [
               doc.id,
               doc.customerId,
               doc.collectionId,
+              doc.keyId,
               doc.filename,
               doc.contentType,
               doc.contentHash,
               doc.bytes,
               JSON.stringify(doc.metadata),
               now,
+              ...state,
             ],
           );
       if (!row) throw new Error("document upload wrote no row");
@@ -194,7 +217,8 @@ export class RagDocumentRepository {
       bytes: number | string | null;
     }>(
       `SELECT (SELECT count(*) FROM rag_collections WHERE customer_id = $1) AS collections,
-              count(*) AS documents, sum(chunk_count) AS chunks, sum(bytes) AS bytes
+              count(*) AS documents, sum(chunk_count) AS chunks,
+              sum(bytes) FILTER (WHERE status <> 'failed') AS bytes
          FROM rag_documents WHERE customer_id = $1`,
       [customerId],
     );
@@ -229,7 +253,17 @@ export class RagDocumentRepository {
     return row ? toDocument(row) : undefined;
   }
 
-  /** The uploaded bytes of a document being processed. */
+  /** Extends a processing lease; false when another worker has taken the document over. */
+  async renew(id: string, owner: string, leaseUntil: Date): Promise<boolean> {
+    const rows = await this.db.query<{ id: string }>(
+      `UPDATE rag_documents SET lease_until = $3
+        WHERE id = $1 AND lease_owner = $2 AND status = 'processing' RETURNING id`,
+      [id, owner, leaseUntil],
+    );
+    return rows.length > 0;
+  }
+
+  /** The extracted text of a document waiting for or in ingestion (see ingest-document.ts). */
   async source(id: string): Promise<Buffer | undefined> {
     const [row] = await this.db.query<{ data: Buffer | Uint8Array }>(
       "SELECT data FROM rag_document_sources WHERE document_id = $1",
@@ -253,7 +287,7 @@ export class RagDocumentRepository {
       await tx.query("DELETE FROM rag_chunks WHERE document_id = $1", [id]);
       await insertChunks(tx, result.chunks);
       await tx.query(
-        `UPDATE rag_documents SET status = 'ready', error = NULL, chunk_count = $2, page_count = $3,
+        `UPDATE rag_documents SET status = 'ready', error_code = NULL, error = NULL, chunk_count = $2, page_count = $3,
                 token_count = $4, pii_redactions = $5, injection_chunks = $6, lease_owner = NULL,
                 lease_until = NULL, processed_at = $7, updated_at = $7
           WHERE id = $1`,
@@ -273,13 +307,18 @@ export class RagDocumentRepository {
   }
 
   /** Marks the document `failed` with a reason a user can act on, dropping its bytes. */
-  async fail(id: string, owner: string, error: string, now: Date): Promise<boolean> {
+  async fail(
+    id: string,
+    owner: string,
+    error: { code: string; message: string },
+    now: Date,
+  ): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const rows = await tx.query<{ id: string }>(
-        `UPDATE rag_documents SET status = 'failed', error = $3, lease_owner = NULL,
-                lease_until = NULL, processed_at = $4, updated_at = $4
+        `UPDATE rag_documents SET status = 'failed', error_code = $3, error = $4,
+                lease_owner = NULL, lease_until = NULL, processed_at = $5, updated_at = $5
           WHERE id = $1 AND lease_owner = $2 AND status = 'processing' RETURNING id`,
-        [id, owner, error, now],
+        [id, owner, error.code, error.message, now],
       );
       if (rows.length === 0) return false;
       await tx.query("DELETE FROM rag_chunks WHERE document_id = $1", [id]);
@@ -289,12 +328,17 @@ export class RagDocumentRepository {
   }
 
   /** Puts a document back in the queue after a transient failure, to be retried from `retryAt`. */
-  async retryLater(id: string, owner: string, error: string, retryAt: Date): Promise<boolean> {
+  async retryLater(
+    id: string,
+    owner: string,
+    error: { code: string; message: string },
+    retryAt: Date,
+  ): Promise<boolean> {
     const rows = await this.db.query<{ id: string }>(
-      `UPDATE rag_documents SET status = 'queued', error = $3, lease_owner = NULL,
-              lease_until = $4, updated_at = now()
+      `UPDATE rag_documents SET status = 'queued', error_code = $3, error = $4, lease_owner = NULL,
+              lease_until = $5, updated_at = now()
         WHERE id = $1 AND lease_owner = $2 AND status = 'processing' RETURNING id`,
-      [id, owner, error, retryAt],
+      [id, owner, error.code, error.message, retryAt],
     );
     return rows.length > 0;
   }
@@ -307,7 +351,7 @@ async function usedBytes(
 ): Promise<number> {
   const [row] = await db.query<{ bytes: number | string | null }>(
     `SELECT sum(bytes) AS bytes FROM rag_documents
-      WHERE customer_id = $1 AND ($2::text IS NULL OR id <> $2)`,
+      WHERE customer_id = $1 AND status <> 'failed' AND ($2::text IS NULL OR id <> $2)`,
     [customerId, exceptId],
   );
   return Number(row?.bytes ?? 0);

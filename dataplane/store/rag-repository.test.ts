@@ -64,6 +64,7 @@ for (const backend of storeBackends()) {
         id: "doc_1",
         customerId: "alice",
         collectionId: "col_a",
+        keyId: "key_a",
         filename: "policy.md",
         contentType: "text/markdown",
         contentHash: "h1",
