@@ -394,3 +394,89 @@ for (const backend of backends) {
     },
   );
 }
+
+for (const backend of backends) {
+  test.serial(
+    `rag search and query on ${backend} over documents ingested through the API`,
+    async (t) => {
+      const fresh = backend === "postgres" ? await freshPostgresUrl() : undefined;
+      const gw = await startTestApp({
+        env: { RAG_SYNC_INGEST_BYTES: "100000", ...(fresh ? { DATABASE_URL: fresh.url } : {}) },
+      });
+      try {
+        await deployModel(gw.url, gw.adminKey, { name: "rag-chat" }, chat.url);
+        await deployModel(
+          gw.url,
+          gw.adminKey,
+          { name: "rag-embed", modality: "embedding" },
+          embed.url,
+        );
+        const alice = await customer(gw, "internal");
+        const bob = await customer(gw, "internal");
+        const api = (method: string, path: string, body?: unknown, key = alice.key) =>
+          call(gw.url, method, path, key, body);
+        const col = await api("POST", "/api/v1/rag/collections", {
+          name: "handbook",
+          embedding_model: "rag-embed",
+        });
+        t.is(col.status, 201, JSON.stringify(col.json));
+        const collectionId = col.json.id as string;
+        const doc = await api("POST", `/api/v1/rag/collections/${collectionId}/documents`, {
+          filename: "handbook.md",
+          content_type: "text/markdown",
+          content:
+            "# Refunds\nRefunds are paid to the original card within thirty days.\n\n# Shipping\nParcels ship within five working days from the Leeds warehouse.",
+          metadata: { lang: "en" },
+        });
+        t.is(doc.status, 201, JSON.stringify(doc.json));
+        t.is(doc.json.status, "ready");
+
+        const keyword = await api("POST", "/v1/rag/search", {
+          collection_id: collectionId,
+          query: "Which warehouse ships parcels?",
+          mode: "keyword",
+        });
+        t.is(keyword.status, 200, JSON.stringify(keyword.json));
+        const top = (keyword.json.data as Hit[])[0]!;
+        t.is(top.heading, "Shipping");
+        t.is(top.document_id, doc.json.id as string);
+        t.regex((keyword.json.data as { text: string }[])[0]!.text, /Leeds warehouse/);
+
+        const hybrid = await api("POST", "/v1/rag/search", {
+          collection_id: collectionId,
+          query: "refund card",
+          filter: { metadata: { lang: "en" } },
+        });
+        t.is(hybrid.status, 200, JSON.stringify(hybrid.json));
+        t.is(hybrid.json.mode, "hybrid");
+        t.true(
+          (hybrid.json.data as Hit[]).every((h) => h.vector !== null),
+          "every chunk has a vector",
+        );
+        t.is((hybrid.json.data as Hit[])[0]?.heading, "Refunds");
+
+        chat.script.next({ chunks: ["From Leeds [1]."] });
+        const answer = await api("POST", "/v1/rag/query", {
+          collection_id: collectionId,
+          model: "rag-chat",
+          query: "Which warehouse ships parcels?",
+          mode: "keyword",
+        });
+        t.is(answer.status, 200, JSON.stringify(answer.json));
+        t.deepEqual(answer.json.citations, [1]);
+        t.like((answer.json.sources as Source[])[0], { heading: "Shipping", cited: true });
+
+        const stranger = await api(
+          "POST",
+          "/v1/rag/search",
+          { collection_id: collectionId, query: "refund" },
+          bob.key,
+        );
+        t.is(stranger.status, 404, "another customer's collection does not exist for bob");
+      } finally {
+        await gw.close();
+        await fresh?.drop();
+      }
+    },
+  );
+}

@@ -81,6 +81,7 @@ export class RagSeeder {
         id: d.id,
         customerId: c.customerId,
         collectionId: c.collectionId,
+        keyId: "key_seed",
         filename: d.filename ?? `${d.id}.txt`,
         contentType: "text/plain",
         contentHash: createHash("sha256").update(d.id).update(body).digest("hex"),

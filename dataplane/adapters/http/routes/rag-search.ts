@@ -11,9 +11,7 @@ import {
   type RagQueryRequest,
   type RagSearchRequest,
 } from "../../../rag/rag-search-schemas.js";
-import { RagCollectionRepository } from "../../../store/rag-collection-repository.js";
 import { RagSearchRepository } from "../../../store/rag-search-repository.js";
-import { prepareVectorSearch, type VectorSearchKind } from "../../../store/vector-search.js";
 import { formatSseEvent } from "../../../upstream/sse-parser.js";
 import { errorSchema } from "../common-schemas.js";
 import { clientAbortSignal } from "../compat/call-lifecycle.js";
@@ -75,16 +73,12 @@ function searchJson(outcome: SearchOutcome) {
 
 /** Retrieval and grounded answers over RAG collections (spec 4.9; docs/rag.md). */
 export function ragSearchRoutes(ctx: AppContext): AnyRouteSpec[] {
-  // pgvector is created when the database offers it (idempotent; the ingestion side does the same).
-  let vectorKind: VectorSearchKind = "exact_scan";
-  const prepared = prepareVectorSearch(ctx.db).then(
-    (k) => (vectorKind = k),
-    () => (vectorKind = "exact_scan"),
-  );
+  // The vector search in use was settled when RAG started (pgvector HNSW or an exact scan).
+  const vectorKind = () => ctx.rag.chunks.searchKind;
   const search = new RagSearch({
-    collections: new RagCollectionRepository(ctx.db),
-    search: new RagSearchRepository(ctx.db, () => vectorKind),
-    vectorSearch: () => vectorKind,
+    collections: ctx.rag.collections,
+    search: new RagSearchRepository(ctx.db, vectorKind),
+    vectorSearch: vectorKind,
   });
 
   async function retrieve(
@@ -94,7 +88,6 @@ export function ragSearchRoutes(ctx: AppContext): AnyRouteSpec[] {
     includeFlagged: boolean,
     abort: AbortController,
   ): Promise<SearchOutcome> {
-    await prepared;
     return search.search(
       input.caller as Caller,
       {
