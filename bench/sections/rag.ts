@@ -174,9 +174,16 @@ async function measure(
   for (const size of sizes) {
     log(`rag: ${name}, seeding to ${size} chunks`);
     const t0 = performance.now();
+    // Bulk load: the indexes are dropped and built once after the inserts (as one would for an
+    // initial import); the definitions are migration 15's GIN index and the store's HNSW index.
+    await db.exec("DROP INDEX IF EXISTS rag_chunks_tsv");
+    await db.exec(`DROP INDEX IF EXISTS rag_chunks_hnsw_${DIMS}`);
     await seedTo(seeder, collection, have, size);
     have = size;
-    if (kind === "pgvector_hnsw") await seeder.chunks.prepareDimensions(vectors[0] as number[]);
+    await db.exec("CREATE INDEX rag_chunks_tsv ON rag_chunks USING gin (tsv)");
+    if (kind === "pgvector_hnsw") {
+      await new RagSeeder(db).chunks.prepareDimensions(vectors[0] as number[]);
+    }
     await db.exec("ANALYZE rag_chunks");
     const seedSeconds = (performance.now() - t0) / 1000;
     const row: Row = {
@@ -231,10 +238,7 @@ async function runRagSection(
   sizes: number[],
   searches: number,
 ): Promise<SectionReport> {
-  const stores: [string, () => Promise<Database>][] = [
-    ["pglite + pgvector", () => openPglite(undefined)],
-    ["pglite without pgvector", () => openPglite(undefined, { vector: false })],
-  ];
+  const stores: [string, () => Promise<Database>][] = [];
   let dropPostgres: (() => Promise<void>) | undefined;
   if (options.postgresUrl) {
     const server = options.postgresUrl;
@@ -247,6 +251,10 @@ async function runRagSection(
       },
     ]);
   }
+  stores.push(
+    ["pglite + pgvector", () => openPglite(undefined)],
+    ["pglite without pgvector", () => openPglite(undefined, { vector: false })],
+  );
   const rows: Row[] = [];
   for (const [name, open] of stores) {
     const db = await open();
@@ -299,7 +307,7 @@ async function runRagSection(
       `${DIMS}-dimension vectors; ${WORDS_PER_CHUNK} words per chunk from a ${VOCABULARY}-word Zipf vocabulary whose ${STOP_WORDS.length} most frequent words are English stop words; ${CHUNKS_PER_DOCUMENT} chunks per document, one collection of one customer`,
       "queries: three words drawn from the same distribution (frequent words match many chunks: BM25 scores every matching chunk); top_k 10; hybrid takes 50 from each list",
       "the query's embedding call is not timed (vector and hybrid add one model call in the API)",
-      "seed s: seconds to insert the chunks through the RAG repositories (200 rows per INSERT), then build the HNSW index where there is one",
+      "seed s: seconds to insert the chunks through the RAG repositories (200 rows per INSERT) with the GIN and HNSW indexes dropped, then build them",
     ],
     data: { rows },
   };
