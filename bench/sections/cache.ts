@@ -147,8 +147,11 @@ async function hitVersusMiss(log: SectionContext["log"]) {
 }
 
 /** A fresh database on the benchmark's Postgres server, dropped afterwards. */
-export async function freshDatabase(server: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `evident_bench_cache_${randomBytes(6).toString("hex")}`;
+export async function freshDatabase(
+  server: string,
+  prefix = "evident_bench_cache",
+): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${randomBytes(6).toString("hex")}`;
   const admin = async (sql: string) => {
     const client = new pg.Client({ connectionString: server });
     await client.connect();
