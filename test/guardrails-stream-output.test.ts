@@ -196,3 +196,26 @@ test.serial(
     t.is(contents.length, 1, "buffered: the short answer comes out whole, before finish_reason");
   },
 );
+
+test.serial(
+  "a custom regex rule's match spanning words and chunks is held until complete and redacted whole (low latency)",
+  async (t) => {
+    const key = await customerKey(gateway.url, gateway.adminKey, "pro");
+    const rule = await call(gateway.url, "POST", "/api/v1/guardrails/rules", key, {
+      name: "codenames",
+      kind: "regex",
+      pattern: String.raw`project\s+falcon`,
+      flags: "i",
+      action: "redact",
+      applies_to: "output",
+    });
+    t.is(rule.status, 201);
+    const pieces = ["Our", " project", " ", "Fal", "con", " ships", " in", " May."];
+    upstream.script.next({ chunks: pieces, paceMs: 2 });
+    const { chunks, text } = await stream(key);
+    t.is(textOf(chunks, 0), "Our [RULE_CODENAMES] ships in May.");
+    t.false(/project|Fal/i.test(text), "no part of the match sent");
+    const contents = chunks.map((c) => c.choices[0]?.delta.content).filter((c) => c);
+    t.is(contents[0], "Our", "text before the match flows as sent");
+  },
+);
