@@ -219,3 +219,38 @@ test.serial(
     t.is(contents[0], "Our", "text before the match flows as sent");
   },
 );
+
+test.serial(
+  "a verbose_json transcription's words[] and segments go through the output policy: a value spoken as several words is redacted whole",
+  async (t) => {
+    const key = await customerKey(gateway.url, gateway.adminKey, "pro");
+    const spoken = "Please call me on +44 20 7946 0958 tomorrow.";
+    upstream.script.next({ chunks: [spoken] });
+    const form = new FormData();
+    form.set("model", "out-guarded");
+    form.set("response_format", "verbose_json");
+    form.append("timestamp_granularities[]", "word");
+    form.append("timestamp_granularities[]", "segment");
+    form.set("file", new Blob([new Uint8Array(64)], { type: "audio/wav" }), "a.wav");
+    const res = await fetch(`${gateway.url}/v1/audio/transcriptions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}` },
+      body: form,
+    });
+    t.is(res.status, 200);
+    const raw = await res.text();
+    const body = JSON.parse(raw) as {
+      text: string;
+      segments: { text: string }[];
+      words: { word: string; start: number; end: number }[];
+    };
+    t.is(body.text, "Please call me on [PHONE_NUMBER_1] tomorrow.");
+    t.is(body.segments[0]?.text, body.text);
+    t.false(/7946|0958/.test(raw), "no part of the number in any field");
+    t.is(body.words.map((w) => w.word).join(" "), body.text);
+    const number = body.words.find((w) => w.word === "[PHONE_NUMBER_1]");
+    t.truthy(number, "the number's words became one placeholder word");
+    t.is(number?.start, 1.5 * (4 / 9), "it starts when the number's first word did");
+    t.is(number?.end, 1.5 * (8 / 9), "and ends when its last word did");
+  },
+);
