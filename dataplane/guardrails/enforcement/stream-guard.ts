@@ -24,8 +24,12 @@ import type { GuardConfig } from "./guard-config.js";
 
 /** Buffered mode: the longest value caught whole across chunk boundaries. */
 const STREAM_WINDOW = 256;
-/** Low latency: whole-text checks run from this many characters on, then on every 25% growth. */
+/**
+ * Low latency: whole-text checks run from this many characters on, then on every 25% growth, at
+ * most WHOLE_TEXT_MAX_STEP characters apart (so a block comes at most that long after its cause).
+ */
 const WHOLE_TEXT_STEP = 256;
+const WHOLE_TEXT_MAX_STEP = 1024;
 
 interface Scanner {
   push(text: string): { emit: string; consumed?: number; blocked?: { label: string } };
@@ -156,6 +160,7 @@ export function streamGuard(
         holdFrom: holdFor(policy, rules, part),
         wholeText,
         wholeTextStep: WHOLE_TEXT_STEP,
+        wholeTextMaxStep: WHOLE_TEXT_MAX_STEP,
       })
     : new IncrementalScanner({ window: STREAM_WINDOW, scan });
   const restore: Scanner | undefined = !policy.pii.restore_in_response
