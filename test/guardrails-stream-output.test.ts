@@ -216,7 +216,11 @@ test.serial(
     t.is(textOf(chunks, 0), "Our [RULE_CODENAMES] ships in May.");
     t.false(/project|Fal/i.test(text), "no part of the match sent");
     const contents = chunks.map((c) => c.choices[0]?.delta.content).filter((c) => c);
-    t.is(contents[0], "Our", "text before the match flows as sent");
+    t.deepEqual(
+      contents,
+      ["Our", " [RULE_CODENAMES] ships", " in", " May."],
+      "text around the match flows as sent; the match goes out with the word that completed it",
+    );
   },
 );
 

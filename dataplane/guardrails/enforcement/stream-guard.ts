@@ -73,6 +73,8 @@ function holdFor(policy: GuardrailPolicy, rules: readonly CompiledRule[], part: 
     let at = values ? valueHoldFrom(text, from, { strict }) : text.length;
     for (const k of keywords) at = Math.min(at, k.holdFrom(text, from));
     for (const r of regexes) at = Math.min(at, r.holdFrom(text, from));
+    // The space before a held match goes out with it, so chunks keep the upstream's shape.
+    while (at < text.length && at > from && /\s/u.test(text[at - 1] ?? "")) at--;
     return at;
   };
 }
