@@ -46,6 +46,12 @@ const CASES: { pattern: string; flags: string; text: string; redacted: string }[
     text: "Do not share the internal roadmap for 2027 with anyone.",
     redacted: "Do not share the [RULE] with anyone.",
   },
+  {
+    pattern: String.raw`\p{Lu}{2}-\d{3}(?:-[a-z]+)?`,
+    flags: "u",
+    text: "Part ÄB-123-alpha is in stock.",
+    redacted: "Part [RULE] is in stock.",
+  },
 ];
 
 test("a custom rule's match split across chunks at any two points never reaches the client in part", (t) => {
