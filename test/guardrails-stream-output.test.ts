@@ -152,7 +152,7 @@ test.serial(
     });
     upstream.script.next({ chunks: ["The answer", " is ", "the launch", "code 0000"], paceMs: 2 });
     const cut = await stream(key, {}, "stream-stop-where");
-    t.is(textOf(cut.chunks, 0), "The answer is the ", "released before the keyword began");
+    t.is(textOf(cut.chunks, 0), "The answer is the", "released before the keyword (and its space)");
     t.is((cut.events.at(-1)?.error as { code?: string } | undefined)?.code, "custom_rule_block");
     t.notRegex(cut.text, /\[DONE\]/);
     const audit = await call(
@@ -166,7 +166,7 @@ test.serial(
       stream_stopped: {
         choice: 0,
         field: "content",
-        released_chars: "The answer is the ".length,
+        released_chars: "The answer is the".length,
         code: "custom_rule_block",
       },
     });
