@@ -83,14 +83,13 @@ export class RegexPrefixHold {
   private readonly tail: RegExp;
 
   constructor(pattern: string, flags: string) {
-    const unicode = flags.includes("u") || flags.includes("v");
     const ast = PARSER.parsePattern(pattern, 0, pattern.length, {
       unicode: flags.includes("u"),
       unicodeSets: flags.includes("v"),
     });
     const { prefix } = alternatives(ast.alternatives);
-    // The end of the text, never a line end (the m flag must not change that).
-    const kept = [...flags].filter((f) => "isuv".includes(f) && (f !== "v" || unicode)).join("");
+    // Anchored at the end of the text, never at a line end: the m flag is left out.
+    const kept = [...flags].filter((f) => "isuv".includes(f)).join("");
     this.tail = new RegExp(`${prefix}(?![\\s\\S])`, kept);
   }
 
@@ -105,14 +104,23 @@ export class RegexPrefixHold {
 }
 
 /** Rules are compiled once and streamed many times: one rewritten pattern per pattern and flags. */
-const CACHE = new Map<string, RegexPrefixHold>();
+const CACHE = new Map<string, Pick<RegexPrefixHold, "holdFrom">>();
 const CACHE_SIZE = 1000;
 
-export function regexPrefixHold(pattern: string, flags: string): RegexPrefixHold {
+/** Holds everything (up to the scanner's maxHold): for a pattern the parser cannot read. */
+const HOLD_ALL = { holdFrom: (_text: string, from: number) => from };
+
+export function regexPrefixHold(pattern: string, flags: string): Pick<RegexPrefixHold, "holdFrom"> {
   const key = `${flags}/${pattern}`;
-  let hold = CACHE.get(key);
+  let hold: Pick<RegexPrefixHold, "holdFrom"> | undefined = CACHE.get(key);
   if (hold === undefined) {
-    hold = new RegexPrefixHold(pattern, flags);
+    try {
+      hold = new RegexPrefixHold(pattern, flags);
+    } catch {
+      // Every rule compiled as a JavaScript regex; a syntax regexpp does not know yet is held
+      // whole rather than released in part.
+      hold = HOLD_ALL;
+    }
     if (CACHE.size >= CACHE_SIZE) CACHE.delete(CACHE.keys().next().value as string);
     CACHE.set(key, hold);
   }
