@@ -73,6 +73,7 @@ for (const backend of backends) {
         const embedModel = `emb-${backend}`;
         await deployModel(gw.url, gw.adminKey, { name: embedModel, modality: "embedding" }, up.url);
         const key = await customerKey(gw.url, gw.adminKey, "pro");
+        const seen = up.requests.length;
         const api = (method: string, path: string, body?: unknown) =>
           call(gw.url, method, path, key, body);
 
@@ -181,11 +182,11 @@ for (const backend of backends) {
         );
 
         // Embeddings went through the gateway to the collection's model: one call per document of
-      // up to 32 chunks; the HTML's only chunk carries an injection the request guardrails refuse
-      // to send, so it is stored without a vector (keyword search still finds it).
-      const embedCalls = up.requests.slice(seen).filter((r) => r.path === "/v1/embeddings");
-      t.is(embedCalls.length, 3);
-      const colNow = await api("GET", `/api/v1/rag/collections/${col.id}`);
+        // up to 32 chunks; the HTML's only chunk carries an injection the request guardrails refuse
+        // to send, so it is stored without a vector (keyword search still finds it).
+        const embedCalls = up.requests.slice(seen).filter((r) => r.path === "/v1/embeddings");
+        t.is(embedCalls.length, 3);
+        const colNow = await api("GET", `/api/v1/rag/collections/${col.id}`);
         t.is(colNow.json.embedding_dimensions, 8);
         t.is(colNow.json.document_count, 4);
 
