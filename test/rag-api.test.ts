@@ -214,3 +214,64 @@ for (const backend of backends) {
     },
   );
 }
+
+test.serial(
+  "rag ingestion retries after an embedding outage and fails only after the last attempt",
+  async (t) => {
+    const down = await startFakeUpstream();
+    const { gw, clock, close } = await gateway("pglite", {
+      RAG_POLL_MS: "20",
+      UPSTREAM_RETRIES: "0",
+    });
+    try {
+      down.script.setDefault({ status: 500 });
+      await deployModel(gw.url, gw.adminKey, { name: "emb-down", modality: "embedding" }, down.url);
+      const key = await customerKey(gw.url, gw.adminKey, "pro");
+      const api = (method: string, path: string, body?: unknown) =>
+        call(gw.url, method, path, key, body);
+      const col = await api("POST", "/api/v1/rag/collections", {
+        name: "c",
+        embedding_model: "emb-down",
+      });
+      const up1 = await api("POST", `/api/v1/rag/collections/${col.json.id as string}/documents`, {
+        content: "Refunds are issued within thirty days of purchase.",
+      });
+      t.is(up1.status, 202, "an upstream outage queues the document again");
+      t.is(up1.json.status, "queued");
+      t.is((up1.json.error as { code: string }).code, "upstream_unavailable");
+      t.is(up1.json.attempts, 1);
+      const doc = () => api("GET", `/api/v1/rag/documents/${up1.json.id as string}`);
+
+      // The model is back: the next attempt (after the backoff) succeeds.
+      down.script.setDefault({});
+      clock.advance(5_001);
+      let status = "";
+      for (let i = 0; i < 200 && status !== "ready"; i++) {
+        await new Promise((r) => setTimeout(r, 25));
+        status = (await doc()).json.status as string;
+      }
+      t.is(status, "ready");
+      const ready = await doc();
+      t.is(ready.json.attempts, 2);
+      t.is(ready.json.error, null);
+
+      // An outage that outlasts every attempt fails the document, saying why.
+      down.script.setDefault({ status: 500 });
+      const up2 = await api("POST", `/api/v1/rag/collections/${col.json.id as string}/documents`, {
+        content: "Shipping takes five working days.",
+      });
+      let last = up2.json;
+      for (let i = 0; i < 400 && last.status !== "failed"; i++) {
+        clock.advance(120_000);
+        await new Promise((r) => setTimeout(r, 25));
+        last = (await api("GET", `/api/v1/rag/documents/${up2.json.id as string}`)).json;
+      }
+      t.is(last.status, "failed");
+      t.is(last.attempts, 5);
+      t.is((last.error as { code: string }).code, "upstream_unavailable");
+    } finally {
+      await close();
+      await down.close();
+    }
+  },
+);

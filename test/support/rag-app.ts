@@ -5,12 +5,14 @@ import { startTestApp } from "./test-app.js";
 /** A gateway for RAG tests on PGlite or a fresh Postgres database, with a manual clock. */
 export async function ragGateway(backend: string, env: Record<string, string> = {}) {
   const fresh = backend === "postgres" ? await freshPostgresUrl() : undefined;
+  const clock = manualClock(Date.parse("2026-11-23T12:00:00Z"));
   const gw = await startTestApp({
-    clock: manualClock(Date.parse("2026-11-23T12:00:00Z")),
+    clock,
     env: { ...(fresh ? { DATABASE_URL: fresh.url } : {}), ...env },
   });
   return {
     gw,
+    clock,
     async close() {
       await gw.close();
       await fresh?.drop();
