@@ -18,6 +18,7 @@ import {
   ragDeletedSchema,
   ragDocumentListSchema,
   ragDocumentSchema,
+  ragDocumentMultipartSchema,
   ragDocumentUploadSchema,
   ragMetadataSchema,
 } from "./rag-schemas.js";
@@ -110,6 +111,10 @@ export function ragDocumentRoutes(ctx: AppContext): AnyRouteSpec[] {
       audit: "rag.document.upload",
       params: collectionParams,
       rawBody: true,
+      requestBodies: {
+        "application/json": ragDocumentUploadSchema,
+        "multipart/form-data": ragDocumentMultipartSchema,
+      },
       responses: {
         200: {
           description: "the same bytes are already in the collection",

@@ -108,6 +108,14 @@ export const ragDocumentUploadSchema = z
   })
   .meta({ id: "RagDocumentUpload" });
 
+/** The multipart form of an upload: one file part, optional metadata as a JSON object text. */
+export const ragDocumentMultipartSchema = z
+  .object({
+    file: z.string().meta({ format: "binary" }),
+    metadata: z.string().optional().meta({ description: "RagMetadata as JSON text" }),
+  })
+  .meta({ id: "RagDocumentMultipart" });
+
 export const ragChunkSchema = z
   .object({
     id: z.string(),

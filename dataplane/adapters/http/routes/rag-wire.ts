@@ -6,7 +6,12 @@ import type {
   ragDocumentSchema,
   ragUsageSchema,
 } from "./rag-schemas.js";
-import type { CollectionTotals, RagChunk, RagCollection, RagDocument } from "../../../rag/rag-types.js";
+import type {
+  CollectionTotals,
+  RagChunk,
+  RagCollection,
+  RagDocument,
+} from "../../../rag/rag-types.js";
 
 type Metadata = Record<string, string | number | boolean | null>;
 
