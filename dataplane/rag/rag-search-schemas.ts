@@ -13,10 +13,7 @@ export const ragSearchFilter = z
   .strictObject({
     document_ids: z.array(idParam).min(1).max(100).optional(),
     metadata: z
-      .record(
-        safeText(100).min(1),
-        z.union([metadataValue, z.array(metadataValue).min(1).max(50)]),
-      )
+      .record(safeText(100).min(1), z.union([metadataValue, z.array(metadataValue).min(1).max(50)]))
       .refine((m) => Object.keys(m).length <= 20, "at most 20 metadata keys")
       .optional()
       .meta({
