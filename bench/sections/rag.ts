@@ -224,7 +224,9 @@ async function measure(
       times.sort((a, b) => a - b);
       row.p50[mode] = percentile(times, 0.5);
       row.p95[mode] = percentile(times, 0.95);
-      log(`rag: ${name} ${size} ${mode} p50 ${row.p50[mode]?.toFixed(1)} ms`);
+      log(
+        `rag: ${name} ${size} ${mode} p50 ${row.p50[mode]?.toFixed(1)} ms, p95 ${row.p95[mode]?.toFixed(1)} ms, ${times.length} runs`,
+      );
     }
     rows.push(row);
   }

@@ -102,9 +102,10 @@ export function anyLexemeQuery(lexemes: readonly string[]): string {
  * Keyword search is BM25 computed in SQL over the `tsv` column: candidates are the chunks whose
  * tsvector contains any query lexeme (the GIN index); a term's frequency is the number of its
  * positions in the chunk (positions in the heading, weight A, count twice; see `occurrences`); its
- * document frequency
- * and the collection's chunk count and mean chunk length (in tokens) are taken over the whole
- * collection, so filters narrow the results without changing the scores.
+ * document frequency and the collection's chunk count and mean chunk length (in tokens) are the
+ * whole collection's, so filters narrow the results without changing the scores. The chunk count
+ * and length come from the ready documents' `chunk_count` and `token_count` (the sum of their
+ * chunks'), not from scanning the chunks.
  */
 export class RagSearchRepository {
   constructor(
@@ -150,8 +151,9 @@ export class RagSearchRepository {
            FROM matched m CROSS JOIN terms t WHERE m.tsv @@ t.query),
        df AS (SELECT lexeme, count(*)::float8 AS n FROM tf GROUP BY lexeme),
        stats AS (
-         SELECT count(*)::float8 AS n, greatest(avg(token_count)::float8, 1) AS avgdl
-           FROM rag_chunks WHERE customer_id = $1 AND collection_id = $2)
+         SELECT greatest(sum(chunk_count), 1)::float8 AS n,
+                greatest(sum(token_count)::float8 / greatest(sum(chunk_count), 1), 1) AS avgdl
+           FROM rag_documents WHERE customer_id = $1 AND collection_id = $2 AND status = 'ready')
        SELECT c.id, sum(ln(1 + (s.n - df.n + 0.5) / (df.n + 0.5))
                   * tf.tf * ${BM25_K1 + 1}
                   / (tf.tf + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * c.token_count / s.avgdl))) AS score
