@@ -191,7 +191,7 @@ export class RagService {
     }
     if (outcome.kind === "existing") return { document: outcome.document, created: false };
     if (inline) {
-      const processed = await this.worker.processClaimed(outcome.document);
+      const processed = await this.worker.processClaimed(outcome.document, true);
       return { document: processed ?? outcome.document, created: true };
     }
     this.worker.nudge();
