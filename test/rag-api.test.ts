@@ -275,3 +275,43 @@ test.serial(
     }
   },
 );
+
+test.serial(
+  "rag: a rate-limited inline upload is queued, then ingested when the minute has passed",
+  async (t) => {
+    const { gw, clock, close } = await gateway("pglite", { RAG_POLL_MS: "20" });
+    try {
+      await deployModel(gw.url, gw.adminKey, { name: "emb-rl", modality: "embedding" }, up.url);
+      const key = await customerKey(gw.url, gw.adminKey, "free");
+      const api = (method: string, path: string, body?: unknown) =>
+        call(gw.url, method, path, key, body);
+      const col = await api("POST", "/api/v1/rag/collections", {
+        name: "c",
+        embedding_model: "emb-rl",
+      });
+      // The free tier's 20 requests of this minute, spent by the key's own calls.
+      for (let i = 0; i < 20; i++) {
+        const r = await call(gw.url, "POST", "/v1/embeddings", key, {
+          model: "emb-rl",
+          input: `x${i}`,
+        });
+        t.is(r.status, 200);
+      }
+      const doc = await api("POST", `/api/v1/rag/collections/${col.json.id as string}/documents`, {
+        content: "Refunds are issued within thirty days of purchase.",
+      });
+      t.is(doc.status, 202, JSON.stringify(doc.json));
+      t.is((doc.json.error as { code: string }).code, "rate_limit_exceeded");
+      clock.advance(61_000);
+      let status = "";
+      for (let i = 0; i < 200 && status !== "ready"; i++) {
+        await new Promise((r) => setTimeout(r, 25));
+        status = (await api("GET", `/api/v1/rag/documents/${doc.json.id as string}`)).json
+          .status as string;
+      }
+      t.is(status, "ready");
+    } finally {
+      await close();
+    }
+  },
+);

@@ -392,6 +392,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await http.close();
       await batchRunner.stop();
       await rag.worker.stop();
+      await rag.extraction.close();
       await usage.stop();
       await routing.stop();
       await upstream.close();

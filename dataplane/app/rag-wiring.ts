@@ -4,6 +4,7 @@ import type { Config } from "../config/config.js";
 import type { Clock } from "../core/clock.js";
 import type { GuardConfigService } from "../guardrails/enforcement/guard-config.js";
 import type { Logger } from "../observability/logger.js";
+import { ExtractionThread } from "../rag/extract-thread.js";
 import { RagIngestWorker } from "../rag/rag-ingest-worker.js";
 import { RagService } from "../rag/rag-service.js";
 import type { ApiKeyRepository } from "../store/api-key-repository.js";
@@ -29,7 +30,7 @@ export async function buildRag(
     guardConfig: GuardConfigService;
   },
   ctx: () => AppContext,
-): Promise<{ service: RagService; worker: RagIngestWorker }> {
+): Promise<{ service: RagService; worker: RagIngestWorker; extraction: ExtractionThread }> {
   const { db, config, clock, logger } = deps;
   const collections = new RagCollectionRepository(db);
   const documents = new RagDocumentRepository(db);
@@ -55,11 +56,13 @@ export async function buildRag(
     pollMs: config.RAG_POLL_MS,
     leaseMs: config.RAG_LEASE_MS,
   });
+  const extraction = new ExtractionThread();
   const service = new RagService(
     collections,
     documents,
     chunks,
     worker,
+    extraction,
     {
       storageMb: config.RAG_STORAGE_MB,
       maxDocumentBytes: config.RAG_MAX_DOCUMENT_BYTES,
@@ -67,5 +70,5 @@ export async function buildRag(
     },
     clock,
   );
-  return { service, worker };
+  return { service, worker, extraction };
 }

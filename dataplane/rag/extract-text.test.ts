@@ -2,6 +2,7 @@ import test from "ava";
 import { minimalPdf } from "../../test/support/minimal-pdf.js";
 import { documentFormat } from "./document-formats.js";
 import { extractDocument } from "./extract-text.js";
+import { ExtractionThread } from "./extract-thread.js";
 
 const utf8 = (s: string) => Buffer.from(s, "utf8");
 
@@ -68,4 +69,23 @@ test("formats come from the declared type, else the file extension; others are 4
   t.is(documentFormat(undefined, "page.htm"), "text/html");
   const err = t.throws(() => documentFormat("image/png", "a.png"));
   t.is((err as { status?: number }).status, 415);
+});
+
+test("PDFs parsed on the extraction thread give the same sections, and the same 422s", async (t) => {
+  const thread = new ExtractionThread();
+  try {
+    const pdf = minimalPdf([["Refund policy"], ["Shipping takes five days."]]);
+    t.deepEqual(
+      await thread.extract(pdf, "application/pdf"),
+      await extractDocument(pdf, "application/pdf"),
+    );
+    const corrupt = Buffer.concat([pdf.subarray(0, 60), Buffer.from("garbage")]);
+    const err = await t.throwsAsync(thread.extract(corrupt, "application/pdf"));
+    t.is((err as { status?: number }).status, 422);
+    t.regex(err.message, /PDF could not be read/);
+    const md = await thread.extract(Buffer.from("# A\ntext"), "text/markdown");
+    t.is(md.sections[0]?.heading, "A");
+  } finally {
+    await thread.close();
+  }
 });

@@ -5,7 +5,7 @@ import type { GuardrailPolicy } from "../guardrails/policy/policy-schema.js";
 import type { IngestResult } from "../store/rag-document-repository.js";
 import { chunkSections } from "./chunk-text.js";
 import type { ExtractedDocument } from "./extract-text.js";
-import type { EmbedChunks } from "./rag-embedder.js";
+import type { EmbedChunks, EmbedOptions } from "./rag-embedder.js";
 import type { RagChunk, RagCollection, RagDocument } from "./rag-types.js";
 import { applyPiiPolicy, injectionMark, redactionsIn } from "./scan-document.js";
 
@@ -26,6 +26,7 @@ export interface IngestInput {
 export async function ingestDocument(
   input: IngestInput,
   embed: EmbedChunks,
+  embedOptions: EmbedOptions = {},
 ): Promise<IngestResult> {
   const { document, collection, policy } = input;
   const sections = applyPiiPolicy(input.extracted.sections, policy);
@@ -34,15 +35,19 @@ export async function ingestDocument(
     overlapTokens: collection.chunkOverlapTokens,
   });
   const vectors = collection.embeddingModel
-    ? await embed(input.caller, {
-        model: collection.embeddingModel,
-        classification:
-          classificationRank(collection.classification) >=
-          classificationRank(input.caller.key.classificationFloor)
-            ? collection.classification
-            : input.caller.key.classificationFloor,
-        texts: drafts.map((d) => (d.heading ? `${d.heading}\n${d.text}` : d.text)),
-      })
+    ? await embed(
+        input.caller,
+        {
+          model: collection.embeddingModel,
+          classification:
+            classificationRank(collection.classification) >=
+            classificationRank(input.caller.key.classificationFloor)
+              ? collection.classification
+              : input.caller.key.classificationFloor,
+          texts: drafts.map((d) => (d.heading ? `${d.heading}\n${d.text}` : d.text)),
+        },
+        embedOptions,
+      )
     : drafts.map(() => null);
   const dimensions = vectors.find((v) => v !== null)?.length;
   if (

@@ -16,7 +16,17 @@ export interface EmbedChunksRequest {
 export type EmbedChunks = (
   caller: Caller,
   request: EmbedChunksRequest,
+  options?: EmbedOptions,
 ) => Promise<(number[] | null)[]>;
+
+export interface EmbedOptions {
+  /**
+   * How long, in total, to wait out rate-limit answers (429 with Retry-After) and go on with the
+   * same batch, instead of failing the attempt (which would embed the document again from the
+   * start). 0 (the default): fail at once, as an upload that is ingested inline does.
+   */
+  limitWaitMs?: number;
+}
 
 /** Texts per embeddings call. */
 export const EMBED_BATCH = 32;

@@ -26,6 +26,9 @@ export interface RagIngestWorkerDeps {
   leaseMs: number;
 }
 
+/** How long the background worker waits out rate limits within one attempt. */
+export const LIMIT_WAIT_MS = 10 * 60_000;
+
 /** Attempts before a transient failure (limits, upstream) fails the document for good. */
 export const MAX_ATTEMPTS = 5;
 const RETRY_BASE_MS = 5_000;
@@ -76,11 +79,14 @@ export class RagIngestWorker {
     const now = clock.now();
     const doc = await documents.claim(owner, new Date(now), new Date(now + leaseMs));
     if (!doc) return undefined;
-    return this.processClaimed(doc);
+    return this.processClaimed(doc, false);
   }
 
-  /** Ingests a document this worker holds the lease on; returns it as it is afterwards. */
-  async processClaimed(doc: RagDocument): Promise<RagDocument | undefined> {
+  /**
+   * Ingests a document this worker holds the lease on; returns it as it is afterwards. `inline`
+   * (an upload request waits): a rate limit is not waited out, the document is queued again.
+   */
+  async processClaimed(doc: RagDocument, inline: boolean): Promise<RagDocument | undefined> {
     const { documents, clock, owner, leaseMs } = this.deps;
     const renew = setInterval(
       () => {
@@ -90,7 +96,7 @@ export class RagIngestWorker {
     );
     renew.unref();
     try {
-      await this.ingest(doc);
+      await this.ingest(doc, inline ? 0 : LIMIT_WAIT_MS);
     } catch (err) {
       await this.failOrRetry(doc, err);
     } finally {
@@ -99,7 +105,7 @@ export class RagIngestWorker {
     return documents.get(doc.customerId, doc.id);
   }
 
-  private async ingest(doc: RagDocument): Promise<void> {
+  private async ingest(doc: RagDocument, limitWaitMs: number): Promise<void> {
     const { documents, collections, chunks, clock } = this.deps;
     const [collection, caller, source] = await Promise.all([
       collections.get(doc.customerId, doc.collectionId),
@@ -118,6 +124,7 @@ export class RagIngestWorker {
     const result = await ingestDocument(
       { document: doc, collection, caller, extracted: decodeExtracted(source), policy },
       this.deps.embed,
+      { limitWaitMs },
     );
     const vector = result.chunks.find((c) => c.embedding !== null)?.embedding;
     if (vector) {

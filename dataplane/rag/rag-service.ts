@@ -11,7 +11,7 @@ import type {
 import type { RagChunkRepository } from "../store/rag-chunk-repository.js";
 import type { RagDocumentRepository, RagUsage } from "../store/rag-document-repository.js";
 import { documentFormat } from "./document-formats.js";
-import { extractDocument } from "./extract-text.js";
+import type { ExtractionThread } from "./extract-thread.js";
 import { encodeExtracted } from "./ingest-document.js";
 import {
   assertCanReadCollection,
@@ -49,6 +49,7 @@ export class RagService {
     readonly documents: RagDocumentRepository,
     readonly chunks: RagChunkRepository,
     private readonly worker: RagIngestWorker,
+    private readonly extraction: ExtractionThread,
     private readonly limits: RagLimits,
     private readonly clock: Clock,
   ) {}
@@ -162,7 +163,7 @@ export class RagService {
     }
     const format = documentFormat(upload.contentType, upload.filename);
     const contentHash = createHash("sha256").update(upload.bytes).digest("hex");
-    const extracted = await extractDocument(upload.bytes, format);
+    const extracted = await this.extraction.extract(upload.bytes, format);
     const cap = this.capBytes(caller.customer.tier);
     const inline = upload.bytes.length <= this.limits.syncIngestBytes;
     const outcome = await this.documents.upload(
@@ -190,7 +191,7 @@ export class RagService {
     }
     if (outcome.kind === "existing") return { document: outcome.document, created: false };
     if (inline) {
-      const processed = await this.worker.processClaimed(outcome.document);
+      const processed = await this.worker.processClaimed(outcome.document, true);
       return { document: processed ?? outcome.document, created: true };
     }
     this.worker.nudge();
@@ -231,11 +232,6 @@ export class RagService {
 
   async usage(caller: Caller): Promise<RagUsage> {
     return this.documents.usage(caller.customer.id);
-  }
-
-  /** Whether the caller may read the collection (for search: silently skip or refuse). */
-  static readable(caller: Caller, collection: RagCollection): boolean {
-    return canReadCollection(caller.key.classificationFloor, collection);
   }
 }
 

@@ -1,11 +1,8 @@
 import type { Database, SqlParam } from "./database.js";
 import {
-  exactDotProduct,
   HnswIndexes,
-  pgvectorDistance,
   prepareVectorSearch,
   vectorDims as dims,
-  withIterativeScan,
   type VectorSearchKind,
 } from "./vector-search.js";
 
@@ -169,17 +166,19 @@ export class CacheRepository {
     const params: SqlParam[] = [customerId, scopeHash, embeddingModel, now];
     const filter = `customer_id = $1 AND scope_hash = $2 AND embedding_model = $3 AND expires_at > $4
       AND array_length(embedding, 1) = ${d}`;
-    const distance = pgvectorDistance("embedding", d, "$5");
     const rows = this.vectorSearch
-      ? await this.indexes.ensure(d).then(() =>
-          withIterativeScan(this.db, (tx) =>
-            tx.query<NearestRow>(
+      ? await this.ensureIndex(d).then(() =>
+          this.db.transaction(async (tx) => {
+            // pgvector 0.8: keep scanning the index until enough rows pass the filter.
+            await tx.query("SET LOCAL hnsw.iterative_scan = relaxed_order").catch(() => undefined);
+            return tx.query<NearestRow>(
               `SELECT key_hash, response, prompt_tokens, completion_tokens, cost_usd,
-                    -(${distance}) AS similarity
-               FROM cache_entries WHERE ${filter} ORDER BY ${distance} LIMIT 1`,
+                    -((embedding::vector(${d})) <#> ($5::text)::vector(${d})) AS similarity
+               FROM cache_entries WHERE ${filter}
+              ORDER BY (embedding::vector(${d})) <#> ($5::text)::vector(${d}) LIMIT 1`,
               [...params, JSON.stringify(vector)],
-            ),
-          ),
+            );
+          }),
         )
       : await this.scan(filter, params, vector);
     const [row] = rows;
@@ -204,7 +203,7 @@ export class CacheRepository {
     vector: readonly number[],
   ): Promise<NearestRow[]> {
     const [best] = await this.db.query<{ key_hash: string; similarity: number | string }>(
-      `SELECT key_hash, ${exactDotProduct("embedding", "$5")} AS similarity
+      `SELECT key_hash, (SELECT sum(a * b) FROM unnest(embedding, $5::real[]) AS t(a, b)) AS similarity
          FROM (SELECT key_hash, embedding FROM cache_entries WHERE ${filter}
                 ORDER BY created_at DESC LIMIT ${EXACT_SCAN_LIMIT}) newest
         ORDER BY similarity DESC LIMIT 1`,
@@ -219,9 +218,14 @@ export class CacheRepository {
     return rows;
   }
 
+  /** The HNSW index of vectors of this length (store/vector-search.ts, shared with RAG). */
+  private ensureIndex(d: number): Promise<void> {
+    return this.indexes.ensure(d);
+  }
+
   /** Stores (or replaces) an entry. */
   async put(e: CacheEntry): Promise<void> {
-    if (this.vectorSearch && e.embedding) await this.indexes.ensure(dims(e.embedding));
+    if (this.vectorSearch && e.embedding) await this.ensureIndex(dims(e.embedding));
     await this.db.query(
       `INSERT INTO cache_entries (customer_id, key_hash, scope_hash, model, model_version, response,
          prompt_tokens, completion_tokens, cost_usd, embedding_model, embedding, expires_at)

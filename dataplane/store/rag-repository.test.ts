@@ -87,6 +87,25 @@ for (const backend of storeBackends()) {
       t.is(claimed?.id, "doc_1");
       t.is(claimed?.status, "processing");
       t.is(await documents.claim("w2", now, later), undefined, "a held lease is not taken");
+      const lapsed = new Date(later.getTime() + 1);
+      const takeover = await documents.claim("w2", lapsed, new Date(lapsed.getTime() + 60_000));
+      t.is(takeover?.id, "doc_1", "a dead worker's lapsed lease is taken over");
+      t.is(takeover?.attempts, 2);
+      t.false(await documents.renew("doc_1", "w1", later), "the old owner has lost it");
+      t.true(await documents.renew("doc_1", "w2", new Date(lapsed.getTime() + 120_000)));
+      t.true(
+        await documents.retryLater(
+          "doc_1",
+          "w2",
+          { code: "upstream_unavailable", message: "x" },
+          now,
+        ),
+      );
+      t.is(
+        (await documents.claim("w1", lapsed, later))?.attempts,
+        3,
+        "queued again, claimed again",
+      );
       t.is((await documents.source("doc_1"))?.toString(), "# Refund policy");
       const written = [chunk("alice", "col_a", "doc_1", 0), chunk("alice", "col_a", "doc_1", 1)];
       await chunks.prepareDimensions(written[0]!.embedding!);

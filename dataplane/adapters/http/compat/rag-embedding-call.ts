@@ -3,7 +3,7 @@ import type { AppContext } from "../../../app/context.js";
 import { unitVector } from "../../../cache/embedder.js";
 import { GatewayError, toGatewayError } from "../../../core/errors.js";
 import type { Caller } from "../../../core/identity.js";
-import { newInferenceCall } from "../../../core/inference-call.js";
+import { newInferenceCall, pausesBatchLine } from "../../../core/inference-call.js";
 import {
   EMBED_BATCH,
   type EmbedChunks,
@@ -20,13 +20,22 @@ const EMBED_TIMEOUT_MS = 60_000;
  * refused alone gets no vector. Other failures (limits, budget, upstream) are thrown.
  */
 export function pipelineChunkEmbedder(ctx: () => AppContext): EmbedChunks {
-  return async (caller, request) => {
+  return async (caller, request, options = {}) => {
     const out: (number[] | null)[] = [];
+    let waitLeft = options.limitWaitMs ?? 0;
     for (let start = 0; start < request.texts.length; start += EMBED_BATCH) {
       const texts = request.texts.slice(start, start + EMBED_BATCH);
       try {
         out.push(...(await embedBatch(ctx(), caller, request, texts)));
       } catch (err) {
+        const wait = limitWait(err);
+        if (wait !== undefined && wait <= waitLeft) {
+          // Rate limited: wait it out and send the same batch again (progress is kept).
+          waitLeft -= wait;
+          await new Promise((resolve) => setTimeout(resolve, wait));
+          start -= EMBED_BATCH;
+          continue;
+        }
         if (!refusedByGuardrails(err)) throw err;
         for (const text of texts) {
           try {
@@ -40,6 +49,14 @@ export function pipelineChunkEmbedder(ctx: () => AppContext): EmbedChunks {
     }
     return out;
   };
+}
+
+/** The wait a limit refusal asks for (Retry-After, at least 1 s), or undefined for other errors. */
+function limitWait(err: unknown): number | undefined {
+  const error = toGatewayError(err);
+  if (!pausesBatchLine(error) || error.code === "budget_exceeded") return undefined;
+  const seconds = Number(error.headers["retry-after"] ?? "1");
+  return Math.min(60, Math.max(1, Number.isFinite(seconds) ? seconds : 1)) * 1000;
 }
 
 function refusedByGuardrails(err: unknown): boolean {
