@@ -7,6 +7,7 @@ import { FilteredPart, type LogprobEntry, type PartOutput } from "./stream-part.
 import { countTextTokens, usageFromUpstream } from "./usage.js";
 
 const MAX_CAPTURE = 1024 * 1024;
+const MAX_UNCOUNTED_CHARS = 64 * 1024;
 const DONE = "data: [DONE]\n\n";
 /** Fields of a chunk that identify it; a chunk the relay adds carries the upstream's. */
 const META = ["id", "object", "created", "model", "system_fingerprint", "service_tier"];
@@ -37,8 +38,11 @@ export class SseRelay {
   refused: GatewayError | undefined;
   /** The upstream's stream is unusable (not SSE, not JSON, cut before the end). */
   broken: GatewayError | undefined;
-  completionTokens = 0;
   captured = "";
+  /** Tokens of the streamed text already counted, and the text not counted yet (see below). */
+  private countedTokens = 0;
+  private uncounted: string[] = [];
+  private uncountedChars = 0;
   private readonly parser = new SseParser();
   private readonly digest: Hash = createHash("sha256");
   private readonly clientWantsUsage: boolean;
@@ -59,6 +63,21 @@ export class SseRelay {
     this.clientWantsUsage =
       (call.body.stream_options as { include_usage?: boolean } | null | undefined)
         ?.include_usage === true;
+  }
+
+  /**
+   * Tokens of the completion text relayed so far (each piece counted on its own), for an estimate
+   * when the backend reports no usage. Counted only when asked: the backend usually reports it.
+   */
+  get completionTokens(): number {
+    this.countHeld();
+    return this.countedTokens;
+  }
+
+  private countHeld(): void {
+    for (const text of this.uncounted) this.countedTokens += countTextTokens(text);
+    this.uncounted = [];
+    this.uncountedChars = 0;
   }
 
   get stopped(): boolean {
@@ -174,7 +193,10 @@ export class SseRelay {
   }
 
   private pushText(part: FilteredPart, text: string, entries?: LogprobEntry[]): PartOutput {
-    this.completionTokens += countTextTokens(text);
+    this.uncounted.push(text);
+    this.uncountedChars += text.length;
+    // Held text stays bounded: past this much it is counted now.
+    if (this.uncountedChars > MAX_UNCOUNTED_CHARS) this.countHeld();
     const out = part.push(text, entries);
     if (out.refusal) this.refused = out.refusal;
     if (part.part.field === "content" && this.call.captureContent) this.capture(out.text);
