@@ -4,10 +4,10 @@ import type { InferenceCall } from "../core/inference-call.js";
 import type { StreamPart, StreamTextFilter } from "../core/pipeline.js";
 import { formatSseEvent, SseParser, type SseEvent } from "./sse-parser.js";
 import { FilteredPart, type LogprobEntry, type PartOutput } from "./stream-part.js";
-import { countTextTokens, usageFromUpstream } from "./usage.js";
+import { DeferredTokenCount } from "./deferred-token-count.js";
+import { usageFromUpstream } from "./usage.js";
 
 const MAX_CAPTURE = 1024 * 1024;
-const MAX_UNCOUNTED_CHARS = 64 * 1024;
 const DONE = "data: [DONE]\n\n";
 /** Fields of a chunk that identify it; a chunk the relay adds carries the upstream's. */
 const META = ["id", "object", "created", "model", "system_fingerprint", "service_tier"];
@@ -39,10 +39,7 @@ export class SseRelay {
   /** The upstream's stream is unusable (not SSE, not JSON, cut before the end). */
   broken: GatewayError | undefined;
   captured = "";
-  /** Tokens of the streamed text already counted, and the text not counted yet (see below). */
-  private countedTokens = 0;
-  private uncounted: string[] = [];
-  private uncountedChars = 0;
+  private readonly completionCount = new DeferredTokenCount();
   private readonly parser = new SseParser();
   private readonly digest: Hash = createHash("sha256");
   private readonly clientWantsUsage: boolean;
@@ -65,19 +62,9 @@ export class SseRelay {
         ?.include_usage === true;
   }
 
-  /**
-   * Tokens of the completion text relayed so far (each piece counted on its own), for an estimate
-   * when the backend reports no usage. Counted only when asked: the backend usually reports it.
-   */
+  /** Tokens of the completion text relayed so far, for an estimate when usage is not reported. */
   get completionTokens(): number {
-    this.countHeld();
-    return this.countedTokens;
-  }
-
-  private countHeld(): void {
-    for (const text of this.uncounted) this.countedTokens += countTextTokens(text);
-    this.uncounted = [];
-    this.uncountedChars = 0;
+    return this.completionCount.total;
   }
 
   get stopped(): boolean {
@@ -193,10 +180,7 @@ export class SseRelay {
   }
 
   private pushText(part: FilteredPart, text: string, entries?: LogprobEntry[]): PartOutput {
-    this.uncounted.push(text);
-    this.uncountedChars += text.length;
-    // Held text stays bounded: past this much it is counted now.
-    if (this.uncountedChars > MAX_UNCOUNTED_CHARS) this.countHeld();
+    this.completionCount.add(text);
     const out = part.push(text, entries);
     if (out.refusal) this.refused = out.refusal;
     if (part.part.field === "content" && this.call.captureContent) this.capture(out.text);
