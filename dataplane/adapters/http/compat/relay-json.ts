@@ -112,7 +112,8 @@ export async function executeJsonCall(
       usageFromUpstream(json) ??
       estimatedUsage(countTextTokens(promptText(call.body)), countTextTokens(completionText(json)));
     const shown = options.present ? options.present(out) : out;
-    const text = JSON.stringify(shown);
+    // An answer no stage rewrote is relayed as the backend sent it (not serialised again).
+    const text = shown === json ? raw : JSON.stringify(shown);
     call.responseDigest = sha256Hex(text);
     if (call.captureContent) call.responseContent = shown;
     call.outcome = "completed";
