@@ -75,7 +75,7 @@ import { CacheRepository } from "../store/cache-repository.js";
 import { CacheConfigService } from "../cache/cache-config.js";
 import { cacheStage, startExpirySweep } from "../cache/cache-stage.js";
 import { policyVersionOf } from "../cache/cache-key.js";
-import { gatewayEmbedder } from "../cache/embedder.js";
+import { pipelineEmbedder } from "../adapters/http/compat/cache-embedding-call.js";
 import { batchRoutes } from "../adapters/http/routes/batches.js";
 import { fileRoutes } from "../adapters/http/routes/files.js";
 import { BatchRepository } from "../store/batch-repository.js";
@@ -267,7 +267,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
           const c = await guardConfig.forCall(call.caller.customer.id, call.caller.key.id);
           return policyVersionOf(c.policy, c.rules);
         },
-        embed: gatewayEmbedder({ routing, health, upstream, retries: config.UPSTREAM_RETRIES }),
+        // The embedding is a call of its own through this pipeline (ctx exists by the first call).
+        embed: pipelineEmbedder(() => ctx),
         clock,
         logger,
       }),
