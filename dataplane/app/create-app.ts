@@ -70,6 +70,7 @@ import { createTracing, traced } from "../observability/tracing.js";
 import { promptRoutes } from "../adapters/http/routes/prompts.js";
 import { cacheRoutes } from "../adapters/http/routes/cache.js";
 import { PromptService } from "../prompts/prompt-service.js";
+import { PromptFeedbackRepository } from "../store/prompt-feedback-repository.js";
 import { PromptRepository } from "../store/prompt-repository.js";
 import { CacheRepository } from "../store/cache-repository.js";
 import { CacheConfigService } from "../cache/cache-config.js";
@@ -320,7 +321,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ["audit", () => !writer.saturated],
     ]),
     startedAt: clock.now(),
-    prompts: new PromptService(new PromptRepository(db)),
+    prompts: new PromptService(new PromptRepository(db), new PromptFeedbackRepository(db)),
     responseCache: { repo: cacheRepo, configs: cacheConfigs },
   };
 
