@@ -32,6 +32,8 @@ interface Pending {
   embeddingRequestId?: string;
   response?: Record<string, unknown>;
   streamed?: { text: string; tooLarge: boolean };
+  /** The stream had parts other than choice 0's content (tool calls, refusals, more choices). */
+  streamedOther?: boolean;
 }
 
 const PROTECTED = new Set(["confidential", "restricted"]);
@@ -143,9 +145,14 @@ export function cacheStage(deps: CacheStageDeps): PipelineStage {
       if (p) p.response = body;
       return body;
     },
-    openStreamFilter(call): StreamTextFilter | undefined {
+    openStreamFilter(call, part): StreamTextFilter | undefined {
       const p = pending.get(call);
       if (!p) return undefined;
+      if (part.choice !== 0 || part.field !== "content") {
+        // Only a single choice's text is stored from a stream (see docs/cache.md).
+        p.streamedOther = true;
+        return undefined;
+      }
       const streamed = { text: "", tooLarge: false };
       p.streamed = streamed;
       return {
@@ -164,7 +171,11 @@ export function cacheStage(deps: CacheStageDeps): PipelineStage {
       const n = call.body.n;
       const response =
         p.response ??
-        (p.streamed && !p.streamed.tooLarge && p.streamed.text.length > 0 && (n == null || n === 1)
+        (p.streamed &&
+        !p.streamed.tooLarge &&
+        !p.streamedOther &&
+        p.streamed.text.length > 0 &&
+        (n == null || n === 1)
           ? completionFromStream(call, p.streamed.text)
           : undefined);
       if (!response || JSON.stringify(response).length > MAX_STORED_CHARS) return;
