@@ -138,6 +138,17 @@ for (const backend of backends) {
           "x-data-classification": "confidential",
         });
         t.is(confidential.headers.get("x-evident-cache"), "bypass");
+        // Cached when the customer turns it on, and then only for calls of that classification.
+        await cfg({ cache_confidential: true });
+        const secret = { "x-data-classification": "confidential" };
+        const count = async () =>
+          ((await call(gw.url, "GET", "/api/v1/cache/entries", key)).json.data as unknown[]).length;
+        const entriesBefore = await count();
+        t.is((await chat("board minutes?", key, secret)).headers.get("x-evident-cache"), "miss");
+        t.true(await eventually(async () => (await count()) === entriesBefore + 1));
+        t.is((await chat("board minutes?", key, secret)).headers.get("x-evident-cache"), "hit");
+        t.is((await chat("board minutes?")).headers.get("x-evident-cache"), "miss");
+        await cfg({ cache_confidential: false });
         const noCache = await chat("How do I get support?", key, { "cache-control": "no-cache" });
         t.is(noCache.headers.get("x-evident-cache"), "miss");
 
@@ -225,12 +236,12 @@ for (const backend of backends) {
         t.true(
           await eventually(async () => {
             const s = await call(gw.url, "GET", "/api/v1/cache/stats?window_hours=1", key);
-            return (s.json.totals as { hits: number }).hits === 4;
+            return (s.json.totals as { hits: number }).hits === 5;
           }),
         );
         const stats = (await call(gw.url, "GET", "/api/v1/cache/stats", key)).json;
         const totals = stats.totals as Record<string, number>;
-        t.is(totals.hits, 4);
+        t.is(totals.hits, 5);
         t.true((totals.misses ?? 0) >= 4);
         t.true((totals.tokens_saved ?? 0) > 0);
         t.is((stats.by_model as { model: string }[])[0]?.model, model);
