@@ -31,12 +31,12 @@ test.after.always(async () => {
 const backends = ["pglite", ...(POSTGRES_URL ? ["postgres"] : [])] as const;
 const T0 = Date.parse("2026-11-23T12:00:00Z");
 
-async function gateway(backend: string) {
+async function gateway(backend: string, env: Record<string, string> = {}) {
   const clock = manualClock(T0);
   const fresh = backend === "postgres" ? await freshPostgresUrl() : undefined;
   const gw: RunningApp = await startTestApp({
     clock,
-    env: fresh ? { DATABASE_URL: fresh.url } : {},
+    env: { ...env, ...(fresh ? { DATABASE_URL: fresh.url } : {}) },
   });
   return {
     gw,
@@ -257,7 +257,8 @@ for (const backend of backends) {
   test.serial(
     `semantic cache on ${backend}: the embedding is a metered, audited call of the caller; near prompts hit`,
     async (t) => {
-      const { gw, close } = await gateway(backend);
+      // One call at a time: the embedding call runs inside the chat call's concurrency slot.
+      const { gw, close } = await gateway(backend, { CUSTOMER_CONCURRENCY: "pro=1" });
       try {
         await deployModel(gw.url, gw.adminKey, { name: "sm-chat" }, up.url);
         await deployModel(
