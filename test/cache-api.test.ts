@@ -358,6 +358,9 @@ for (const backend of backends) {
             return (s.json.totals as { semantic_hits: number }).semantic_hits === 1;
           }),
         );
+        const totals = (await call(gw.url, "GET", "/api/v1/cache/stats", key)).json
+          .totals as Record<string, number>;
+        t.is(totals.embedding_calls, 4, "three answered and one failed embedding call");
       } finally {
         await close();
       }
