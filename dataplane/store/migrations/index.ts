@@ -11,7 +11,7 @@ import { sql as responseCache } from "./0012-response-cache.js";
 import { sql as filesAndBatches } from "./0013-files-and-batches.js";
 import { sql as analyticsRollups } from "./0014-analytics-rollups.js";
 import { sql as realtimeModality } from "./0016-realtime-modality.js";
-import { sql as promptFeedback } from "./0018-prompt-feedback.js";
+import { sql as feedbackAndCacheScanIndex } from "./0018-feedback-and-cache-scan-index.js";
 
 export interface Migration {
   id: number;
@@ -34,5 +34,5 @@ export const migrations: readonly Migration[] = [
   { id: 13, name: "files-and-batches", sql: filesAndBatches },
   { id: 14, name: "analytics-rollups", sql: analyticsRollups },
   { id: 16, name: "realtime-modality", sql: realtimeModality },
-  { id: 18, name: "prompt-feedback", sql: promptFeedback },
+  { id: 18, name: "feedback-and-cache-scan-index", sql: feedbackAndCacheScanIndex },
 ];

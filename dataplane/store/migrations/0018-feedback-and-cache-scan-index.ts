@@ -1,6 +1,8 @@
 /**
  * User feedback on calls that used a prompt template: one score per call (the last one given
- * counts), with the prompt version and A/B arm copied from the call's audit record.
+ * counts), with the prompt version and A/B arm copied from the call's audit record. And the index
+ * the semantic cache's exact scan reads the newest entries of a scope from (it replaces the scope
+ * index, its prefix).
  */
 export const sql = `
 CREATE TABLE prompt_feedback (
@@ -16,4 +18,8 @@ CREATE TABLE prompt_feedback (
   PRIMARY KEY (customer_id, request_id)
 );
 CREATE INDEX prompt_feedback_test_idx ON prompt_feedback (customer_id, slug, ab_test_id);
+
+CREATE INDEX cache_entries_newest_idx
+  ON cache_entries (customer_id, scope_hash, embedding_model, created_at DESC);
+DROP INDEX cache_entries_scope_idx;
 `;
