@@ -203,12 +203,14 @@ async function runCacheSection(
   sizes: number[],
 ): Promise<SectionReport> {
   const rows: Row[] = [];
-  const stores: [string, () => Promise<Database>][] = [
-    ["pglite + pgvector", () => openPglite(undefined)],
-    ["pglite without pgvector", () => openPglite(undefined, { vector: false })],
-  ];
+  const wanted = (store: string) => options.cacheStores?.includes(store) ?? true;
+  const stores: [string, () => Promise<Database>][] = [];
+  if (wanted("pgvector")) stores.push(["pglite + pgvector", () => openPglite(undefined)]);
+  if (wanted("scan")) {
+    stores.push(["pglite without pgvector", () => openPglite(undefined, { vector: false })]);
+  }
   let dropPostgres: (() => Promise<void>) | undefined;
-  if (options.postgresUrl) {
+  if (options.postgresUrl && wanted("postgres")) {
     const server = options.postgresUrl;
     stores.push([
       "postgres",
