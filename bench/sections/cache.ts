@@ -124,10 +124,9 @@ async function lookupCosts(
   return rows;
 }
 
-async function hitVersusMiss(log: SectionContext["log"]) {
+async function hitVersusMiss(log: SectionContext["log"], store: string, db: Database) {
   const up = await startFakeUpstream({ recordRequests: false });
   const adminKey = generateApiKey();
-  const db = await openPglite(undefined);
   const app = await createApp(loadConfig({ LOG_LEVEL: "silent", EVIDENT_ADMIN_KEY: adminKey }), {
     logger: pino({ level: "silent" }),
     stores: { db, redis: undefined, broadcast: memoryBroadcast() },
@@ -155,7 +154,7 @@ async function hitVersusMiss(log: SectionContext["log"]) {
     ];
     const wall = kinds.map(() => [] as number[]);
     const cpu = kinds.map(() => [] as number[]);
-    log("cache: off, miss and hit calls, interleaved");
+    log(`cache: off, miss and hit calls, interleaved (gateway on ${store})`);
     // Interleaved (off, miss, hit, off, ...) so that the machine's load falls on all three alike.
     for (let i = 0; i < 200; i++) {
       for (const [k, kind] of kinds.entries()) {
@@ -172,7 +171,7 @@ async function hitVersusMiss(log: SectionContext["log"]) {
       const times = (wall[k] ?? []).sort((x, y) => x - y);
       const cpuMs = (cpu[k] ?? []).sort((x, y) => x - y);
       return {
-        label: kind.label,
+        label: `${kind.label} @${store}`,
         p50: percentile(times, 0.5),
         p95: percentile(times, 0.95),
         cpuP50: percentile(cpuMs, 0.5),
@@ -181,7 +180,6 @@ async function hitVersusMiss(log: SectionContext["log"]) {
     return [off, miss, hit];
   } finally {
     await app.close();
-    await db.close();
     await up.close();
   }
 }
@@ -248,7 +246,23 @@ async function runCacheSection(
       if (name === "postgres") await dropPostgres?.();
     }
   }
-  const latency = await hitVersusMiss(log);
+  const latency: Awaited<ReturnType<typeof hitVersusMiss>> = [];
+  const embedded = await openPglite(undefined);
+  try {
+    latency.push(...(await hitVersusMiss(log, "pglite", embedded)));
+  } finally {
+    await embedded.close();
+  }
+  if (options.postgresUrl) {
+    const fresh = await freshDatabase(options.postgresUrl);
+    const db = await openPostgres({ connectionString: fresh.url });
+    try {
+      latency.push(...(await hitVersusMiss(log, "postgres", db)));
+    } finally {
+      await db.close();
+      await fresh.drop();
+    }
+  }
   const [off, miss, hit] = latency;
   return {
     name: NAME,
@@ -284,7 +298,7 @@ async function runCacheSection(
     targets: [],
     notes: [
       `${DIMS}-dimension vectors; all entries of one customer and model scope (a scan's worst case)`,
-      "hit vs miss: 200 rounds of an off, a miss and a hit call, interleaved, sequential, through an in-process gateway (PGlite) to an in-process fake upstream that answers at once (a real model's latency is not in the miss); CPU is this process's (gateway, store and fake upstream) per call",
+      "hit vs miss: 200 rounds of an off, a miss and a hit call, interleaved, sequential, through an in-process gateway (on PGlite, then on Postgres with BENCH_POSTGRES_URL) to an in-process fake upstream that answers at once (a real model's latency is not in the miss); CPU is this process's (gateway, store and fake upstream) per call",
     ],
     data: { rows, latency },
   };
