@@ -4,8 +4,14 @@
  * runs on an embedded in-memory PGlite store (like test/support/test-app.ts); with a postgres://
  * URL, on that database; with a directory, on the embedded default (PGlite on disk in that
  * DATA_DIR, opened the way `npm start` opens it).
+ * Without a directory it still gets a DATA_DIR of its own (a fresh temporary one, removed when it
+ * stops): the local audit log and key files live there, and two bench gateways sharing the
+ * default DATA_DIR would collide on the audit log's lock.
  * Prints {"url": "...", "adminKey": "..."} once listening; stops on SIGTERM.
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { pino } from "pino";
 import { createApp } from "../dataplane/app/create-app.js";
 import { memoryBroadcast } from "../dataplane/broadcast/broadcast.js";
@@ -16,16 +22,18 @@ import { announceReady } from "./processes/child-control.js";
 
 const argument = process.argv[2];
 const databaseUrl = argument?.startsWith("postgres") ? argument : undefined;
-const dataDir = argument !== undefined && databaseUrl === undefined ? argument : undefined;
+const givenDataDir = argument !== undefined && databaseUrl === undefined ? argument : undefined;
+const tempDataDir =
+  givenDataDir === undefined ? await mkdtemp(join(tmpdir(), "evident-bench-gateway-")) : undefined;
 const adminKey = generateApiKey();
 const config = loadConfig({
   LOG_LEVEL: "silent",
   EVIDENT_ADMIN_KEY: adminKey,
+  DATA_DIR: givenDataDir ?? tempDataDir ?? "",
   ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-  ...(dataDir ? { DATA_DIR: dataDir } : {}),
 });
 const stores =
-  databaseUrl || dataDir
+  databaseUrl || givenDataDir
     ? undefined
     : { db: await openPglite(undefined), redis: undefined, broadcast: memoryBroadcast() };
 const app = await createApp(config, { logger: pino({ level: "silent" }), stores });
@@ -35,4 +43,5 @@ const port = typeof address === "object" && address ? address.port : 0;
 announceReady({ url: `http://127.0.0.1:${port}`, adminKey }, async () => {
   await app.close();
   await stores?.db.close();
+  if (tempDataDir !== undefined) await rm(tempDataDir, { recursive: true, force: true });
 });

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { Worker } from "node:worker_threads";
 import type { Database, Queryable, SqlParam } from "./database.js";
 import type {
@@ -28,10 +30,23 @@ function toError(error: SerializedDbError): Error {
  * Like the in-process PGlite before it, an open database keeps the process alive until closed.
  * The pgvector extension is loadable (the response cache creates it when it first needs it);
  * `vector: false` leaves it out.
+ * A directory without a database yet is initialised (initdb) by a first worker that then exits:
+ * initdb's own WebAssembly instance is about 160 MiB that a long-lived worker would keep (its
+ * heap sees too little allocation to ever collect it).
  */
 export async function openPglite(
   dataDir: string | undefined,
   options: { vector?: boolean } = {},
+): Promise<Database> {
+  if (dataDir !== undefined && !existsSync(path.join(dataDir, "PG_VERSION"))) {
+    await (await startWorker(dataDir, options)).close();
+  }
+  return startWorker(dataDir, options);
+}
+
+async function startWorker(
+  dataDir: string | undefined,
+  options: { vector?: boolean },
 ): Promise<Database> {
   const worker = new Worker(workerUrl(), {
     workerData: { dataDir, vector: options.vector !== false } satisfies PgliteWorkerData,
