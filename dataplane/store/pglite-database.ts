@@ -31,8 +31,9 @@ function toError(error: SerializedDbError): Error {
  * The pgvector extension is loadable (the response cache creates it when it first needs it);
  * `vector: false` leaves it out.
  * A directory without a database yet is initialised (initdb) by a first worker that then exits:
- * initdb's own WebAssembly instance is about 160 MiB that a long-lived worker would keep (its
- * heap sees too little allocation to ever collect it).
+ * a long-lived worker would keep initdb's own WebAssembly instance and memory (its heap sees too
+ * little allocation to collect them); a first start measured 640-660 MiB RSS that way, 320-360
+ * MiB with the throwaway worker (docs/benchmarks.md, "Memory and the embedded store").
  */
 export async function openPglite(
   dataDir: string | undefined,
