@@ -3,8 +3,9 @@
  * at 50 connections (JSON chat) for that long on the embedded default store, then (with
  * BENCH_POSTGRES_URL) on a fresh Postgres database, then the bare proxy for as long, sampling each
  * process's memory every few seconds. Reports the RSS at the end, its growth per minute
- * (least-squares slope over the samples after the first fifth of the run: the heap's warm-up is
- * not growth) and the main thread's V8 heap (used and reserved) at the end. RSS covers every
+ * (least-squares slope over the samples after the first fifth of the run, the issue's figure; and
+ * over the second half, where a short run is past the heap's warm-up) and the main thread's V8
+ * heap (used and reserved) at the end. RSS covers every
  * thread of the process, so the embedded store's worker thread and its WebAssembly memory too.
  */
 import { chatBody, FAST_MODEL } from "../bench-models.js";
@@ -31,8 +32,9 @@ interface Soak {
   samples: Sample[];
 }
 
-function slopePerMinute(samples: Sample[]): number {
-  const kept = samples.slice(Math.floor(samples.length / 5));
+/** Least-squares RSS slope in MiB/min over the samples from `fromFraction` of the run on. */
+function slopePerMinute(samples: Sample[], fromFraction = 1 / 5): number {
+  const kept = samples.slice(Math.floor(samples.length * fromFraction));
   if (kept.length < 2) return 0;
   const mx = kept.reduce((s, p) => s + p.seconds, 0) / kept.length;
   const my = kept.reduce((s, p) => s + p.rssMiB, 0) / kept.length;
@@ -95,6 +97,7 @@ function row(s: Soak): string[] {
     (s.samples[0]?.rssMiB ?? 0).toFixed(1),
     (end?.rssMiB ?? 0).toFixed(1),
     slopePerMinute(s.samples).toFixed(3),
+    slopePerMinute(s.samples, 1 / 2).toFixed(3),
     (end?.heapUsedMiB ?? 0).toFixed(1),
     (end?.heapTotalMiB ?? 0).toFixed(1),
   ];
@@ -156,6 +159,7 @@ export const soakSection: Section = {
         ratios[`${store}_rss_over_baseline`] =
           (last(run)?.rssMiB ?? 0) / Math.max(1e-9, last(baseline)?.rssMiB ?? 0);
         ratios[`${store}_rss_growth_mib_per_min`] = slopePerMinute(run.samples);
+        ratios[`${store}_rss_growth_second_half_mib_per_min`] = slopePerMinute(run.samples, 1 / 2);
       }
       return {
         name: this.name,
@@ -167,6 +171,7 @@ export const soakSection: Section = {
             "RSS start MiB",
             "RSS end MiB",
             "growth MiB/min",
+            "growth, 2nd half",
             "heap used MiB",
             "heap total MiB",
           ],
