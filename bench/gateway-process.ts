@@ -4,9 +4,10 @@
  * runs on an embedded in-memory PGlite store (like test/support/test-app.ts); with a postgres://
  * URL, on that database; with a directory, on the embedded default (PGlite on disk in that
  * DATA_DIR, opened the way `npm start` opens it).
- * Without a directory it still gets a DATA_DIR of its own (a fresh temporary one, removed when it
- * stops): the local audit log and key files live there, and two bench gateways sharing the
- * default DATA_DIR would collide on the audit log's lock.
+ * Without a directory (in memory, or on Postgres) it still gets a DATA_DIR of its own (a fresh
+ * temporary one, removed when it stops): the local audit log and key files live there, so runs
+ * never share a log (two bench gateways on the default DATA_DIR would collide on its lock) nor
+ * replay an earlier run's.
  * Prints {"url": "...", "adminKey": "..."} once listening; stops on SIGTERM.
  */
 import { mkdtemp, rm } from "node:fs/promises";
