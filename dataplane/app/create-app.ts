@@ -82,6 +82,9 @@ import { fileRoutes } from "../adapters/http/routes/files.js";
 import { BatchRepository } from "../store/batch-repository.js";
 import { FileRepository } from "../store/file-repository.js";
 import { buildBatchRunner } from "./batch-wiring.js";
+import { buildRag } from "./rag-wiring.js";
+import { ragCollectionRoutes } from "../adapters/http/routes/rag-collections.js";
+import { ragDocumentRoutes } from "../adapters/http/routes/rag-documents.js";
 import { attachRealtime } from "../adapters/http/realtime-upgrade.js";
 import { realtimeRoutes } from "../adapters/http/routes/realtime.js";
 import { CLOSE } from "../realtime/realtime-session.js";
@@ -282,6 +285,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     audit: traced(tracing, analytics.auditStage(audit.stage()), "evident.audit", true),
   });
 
+  const rag = await buildRag(
+    { db, config, clock, logger, apiKeys, customers, guardConfig },
+    () => ctx,
+  );
   const ctx: AppContext = {
     config,
     clock,
@@ -325,6 +332,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     startedAt: clock.now(),
     prompts: new PromptService(new PromptRepository(db), new PromptFeedbackRepository(db)),
     responseCache: { repo: cacheRepo, configs: cacheConfigs },
+    rag: rag.service,
   };
 
   const inventory = async () => {
@@ -355,6 +363,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...cacheRoutes(ctx),
     ...fileRoutes(ctx),
     ...batchRoutes(ctx, batchRunner),
+    ...ragCollectionRoutes(ctx),
+    ...ragDocumentRoutes(ctx),
     ...realtimeRoutes(),
   ];
   const openApiRoute = route({
@@ -373,6 +383,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // Records left in the local log by a crash, and start-up's own, reach the store before serving.
   await writer.caughtUp();
   batchRunner.start();
+  rag.worker.start();
 
   return {
     ctx,
@@ -382,6 +393,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       realtime.closeAll(CLOSE.goingAway, "gateway shutting down");
       await http.close();
       await batchRunner.stop();
+      await rag.worker.stop();
+      await rag.extraction.close();
       await usage.stop();
       await routing.stop();
       await upstream.close();

@@ -1,4 +1,10 @@
 import type { Database, SqlParam } from "./database.js";
+import {
+  HnswIndexes,
+  prepareVectorSearch,
+  vectorDims as dims,
+  type VectorSearchKind,
+} from "./vector-search.js";
 
 export interface CacheEntry {
   customerId: string;
@@ -82,13 +88,6 @@ const toStored = (r: EntryRow): StoredEntry => ({
   lastHitAt: r.last_hit_at === null ? null : new Date(r.last_hit_at),
 });
 
-/** Dimensions of a vector as a SQL literal: an integer we produced, never caller text. */
-function dims(v: readonly number[]): number {
-  const n = v.length;
-  if (!Number.isInteger(n) || n < 1 || n > 16_000) throw new Error("bad embedding dimensions");
-  return n;
-}
-
 /**
  * The response cache's entries and per-customer settings. Every query names the customer.
  * Semantic lookups use pgvector (an HNSW index per embedding dimension over `embedding::vector`)
@@ -97,27 +96,19 @@ function dims(v: readonly number[]): number {
  */
 export class CacheRepository {
   private vectorSearch = false;
-  private readonly indexed = new Set<number>();
+  private readonly indexes: HnswIndexes;
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Database) {
+    this.indexes = new HnswIndexes(db, "cache_entries", "embedding");
+  }
 
   /** Creates pgvector if the database offers it; returns the semantic search in use. */
-  async prepareVectors(): Promise<"pgvector_hnsw" | "exact_scan"> {
-    try {
-      const [row] = await this.db.query<{ n: number | string }>(
-        "SELECT count(*) AS n FROM pg_available_extensions WHERE name = 'vector'",
-      );
-      if (Number(row?.n ?? 0) > 0) {
-        await this.db.exec("CREATE EXTENSION IF NOT EXISTS vector");
-        this.vectorSearch = true;
-      }
-    } catch {
-      this.vectorSearch = false;
-    }
+  async prepareVectors(): Promise<VectorSearchKind> {
+    this.vectorSearch = (await prepareVectorSearch(this.db)) === "pgvector_hnsw";
     return this.searchKind;
   }
 
-  get searchKind(): "pgvector_hnsw" | "exact_scan" {
+  get searchKind(): VectorSearchKind {
     return this.vectorSearch ? "pgvector_hnsw" : "exact_scan";
   }
 
@@ -232,13 +223,9 @@ export class CacheRepository {
     return rows;
   }
 
-  private async ensureIndex(d: number): Promise<void> {
-    if (this.indexed.has(d)) return;
-    await this.db.exec(
-      `CREATE INDEX IF NOT EXISTS cache_entries_hnsw_${d} ON cache_entries
-         USING hnsw ((embedding::vector(${d})) vector_ip_ops) WHERE array_length(embedding, 1) = ${d}`,
-    );
-    this.indexed.add(d);
+  /** The HNSW index of vectors of this length (store/vector-search.ts, shared with RAG). */
+  private ensureIndex(d: number): Promise<void> {
+    return this.indexes.ensure(d);
   }
 
   /** Stores (or replaces) an entry. */
