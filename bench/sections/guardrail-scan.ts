@@ -14,7 +14,7 @@ import { safetyVerdict } from "../../dataplane/guardrails/safety/safety-verdict.
 import type { Section, SectionReport } from "./section.js";
 
 /** A 4 KB prompt of ordinary business text with a few identifiers in it. */
-function prompt4k(): string {
+export function prompt4k(): string {
   const sentences = [
     "Please summarise the quarterly report for the board and highlight the main risks.",
     "The customer asked whether the invoice can be sent to billing@example.com by Friday.",
@@ -28,7 +28,7 @@ function prompt4k(): string {
 }
 
 /** A 100-character prompt of plain text, the size of most chat turns. */
-const PROMPT_100 =
+export const PROMPT_100 =
   "Write a short poem about the autumn leaves falling in the park near the river; make it rhyme.";
 
 /** Best time per call over batches of 10 calls for `seconds` (after a warm-up). */
