@@ -28,6 +28,8 @@ export interface LinearModel {
   bias: Float64Array;
   /** Row-major: weights[c * dims + i]. */
   weights: Float32Array;
+  /** The same weights feature-major (byFeature[i * classes + c]): one bucket's weights adjacent. */
+  byFeature: Float32Array;
 }
 
 export function loadLinearModel(stored: StoredLinearModel): LinearModel {
@@ -39,11 +41,15 @@ export function loadLinearModel(stored: StoredLinearModel): LinearModel {
     for (let i = 0; i < stored.dims; i++)
       weights[c * stored.dims + i] = ((bytes[i]! << 24) >> 24) * scale;
   }
+  const byFeature = new Float32Array(k * stored.dims);
+  for (let c = 0; c < k; c++)
+    for (let i = 0; i < stored.dims; i++) byFeature[i * k + c] = weights[c * stored.dims + i]!;
   return {
     dims: stored.dims,
     classes: stored.classes,
     bias: Float64Array.from(stored.bias),
     weights,
+    byFeature,
   };
 }
 
@@ -79,17 +85,40 @@ export function predict(model: LinearModel, foldedText: string): Float64Array {
   return softmax(logitsOf(model, hashedFeatures(foldedText, model.dims)));
 }
 
-/** Class probabilities from precomputed bucket counts (shared by several models). */
+/** Per-class sums of one prediction, reused by every call (the largest model has 12 classes). */
+let sums = new Float64Array(16);
+
+/**
+ * Class probabilities from precomputed bucket counts (shared by several models). Reads the
+ * feature-major weights, but sums each class in the same order as `logitsOf` (so the result is
+ * bit-identical): per class, over the vector's buckets in order.
+ */
 export function predictCounts(model: LinearModel, counts: BucketCounts): Float64Array {
   const { indices, values, length } = vectorizeShared(counts, model.dims);
-  const logits = Float64Array.from(model.bias);
-  const { weights, dims } = model;
-  for (let c = 0; c < logits.length; c++) {
-    const base = c * dims;
-    let s = 0;
-    for (let k = 0; k < length; k++) s += weights[base + indices[k]!]! * values[k]!;
-    logits[c]! += s;
+  const { byFeature, bias } = model;
+  const k = bias.length;
+  const logits = new Float64Array(k);
+  if (k === 2) {
+    let s0 = 0;
+    let s1 = 0;
+    for (let n = 0; n < length; n++) {
+      const at = indices[n]! * 2;
+      const v = values[n]!;
+      s0 += byFeature[at]! * v;
+      s1 += byFeature[at + 1]! * v;
+    }
+    logits[0] = bias[0]! + s0;
+    logits[1] = bias[1]! + s1;
+    return softmax(logits);
   }
+  if (sums.length < k) sums = new Float64Array(k);
+  sums.fill(0, 0, k);
+  for (let n = 0; n < length; n++) {
+    const at = indices[n]! * k;
+    const v = values[n]!;
+    for (let c = 0; c < k; c++) sums[c]! += byFeature[at + c]! * v;
+  }
+  for (let c = 0; c < k; c++) logits[c] = bias[c]! + sums[c]!;
   return softmax(logits);
 }
 

@@ -76,9 +76,20 @@ export function rot13(s: string): string {
 const COMMON_WORDS =
   /\b(?:the|and|you|your|to|of|is|are|all|what|this|that|ignore|instructions|previous|system|prompt|tell|me|now|der|die|und|ist|du)\b/g;
 
-function commonWordCount(s: string): number {
-  return (s.match(COMMON_WORDS) ?? []).length;
+function commonWordCount(s: string, words = COMMON_WORDS): number {
+  return (s.match(words) ?? []).length;
 }
+
+/**
+ * The common words rot13-encoded, in the same order: on ASCII text, counting these in the text
+ * counts the common words of its rot13 without building it (rot13 maps letters to letters, so word
+ * boundaries stay where they are).
+ */
+const ROT13_COMMON_WORDS = new RegExp(
+  rot13(COMMON_WORDS.source.replace(/\\b/g, "\u0000")).replace(/\u0000/g, "\\b"),
+  "g",
+);
+const NOT_ASCII = /[^\x00-\x7f]/;
 
 /**
  * Decide whether the text reads better after rot13: either it names rot13 / a Caesar cipher, or
@@ -91,7 +102,10 @@ function rot13Variant(text: string): string | undefined {
     // Text that already reads as words is not rot13 (and flipping it is the costly part).
     const plain = commonWordCount(prefix.toLowerCase());
     if (plain >= 6) return undefined;
-    if (commonWordCount(rot13(prefix).toLowerCase()) - plain < 3) return undefined;
+    const flippedCount = NOT_ASCII.test(prefix)
+      ? commonWordCount(rot13(prefix).toLowerCase())
+      : commonWordCount(prefix.toLowerCase(), ROT13_COMMON_WORDS);
+    if (flippedCount - plain < 3) return undefined;
   }
   return rot13(text.slice(0, MAX_PAYLOAD_CHARS));
 }

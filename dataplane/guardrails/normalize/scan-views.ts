@@ -45,22 +45,22 @@ function leetWindows(folded: FoldedText, leet: string): ScanView {
     if (last !== undefined && from <= last[1]) last[1] = to;
     else ranges.push([from, to]);
   }
+  let size = 1;
+  for (const [from, to] of ranges) size += to - from + 1;
+  const origin = new Int32Array(Math.max(1, size - 1));
   let text = "";
-  const origin: number[] = [];
+  let at = 0;
   for (const [from, to] of ranges) {
     if (text.length > 0) {
       text += "\n";
-      origin.push(folded.origin[from]!);
+      origin[at++] = folded.origin[from]!;
     }
     text += leet.slice(from, to);
-    for (let k = from; k < to; k++) origin.push(folded.origin[k]!);
+    origin.set(folded.origin.subarray(from, to), at);
+    at += to - from;
   }
-  origin.push(folded.inputLength);
-  return viewOf("leetspeak", {
-    text,
-    origin: Int32Array.from(origin),
-    inputLength: folded.inputLength,
-  });
+  origin[at] = folded.inputLength;
+  return viewOf("leetspeak", { text, origin, inputLength: folded.inputLength });
 }
 
 /**
@@ -73,8 +73,12 @@ export function hiddenTagText(
   let text = "";
   let start = -1;
   let end = -1;
-  for (let i = 0; i < input.length; i++) {
-    if (input.charCodeAt(i) !== 0xdb40) continue;
+  for (let i = input.indexOf("\udb40"); i >= 0 && i < input.length; i++) {
+    if (input.charCodeAt(i) !== 0xdb40) {
+      i = input.indexOf("\udb40", i) - 1;
+      if (i < 0) break;
+      continue;
+    }
     const cp = input.codePointAt(i)!;
     if (cp >= 0xe0020 && cp <= 0xe007e && text.length < MAX_PAYLOAD_CHARS) {
       text += String.fromCharCode(cp - 0xe0000);
@@ -107,11 +111,15 @@ export function wordCount(view: ScanView | undefined): number {
   let count = 0;
   let inWord = false;
   for (let i = 0; i < text.length; i++) {
-    const code = text.codePointAt(i)!;
-    const word = isLetterOrDigit(text, i);
+    const c = text.charCodeAt(i);
+    let word: boolean;
+    if (c < 128) word = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+    else {
+      word = isLetterOrDigit(text, i);
+      if (c >= 0xd800 && c <= 0xdbff && text.codePointAt(i)! > 0xffff) i++;
+    }
     if (word && !inWord) count++;
     inWord = word;
-    if (code > 0xffff) i++;
   }
   wordCounts.set(view, count);
   return count;
