@@ -29,6 +29,11 @@ function leetCode(c: number): number {
   return c < LEET_CODES.length ? LEET_CODES[c]! : 0;
 }
 
+/** Whether leetspeak folding may replace this char code (a digit or one of @$!|€+). */
+export function isLeetCode(c: number): boolean {
+  return leetCode(c) !== 0;
+}
+
 function isLetterCode(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 0xe0 && c <= 0x24f);
 }

@@ -17,6 +17,8 @@ export interface ScanView {
    * the classifiers read. (The leetspeak view itself holds only the windows around changes.)
    */
   modelText?: string;
+  /** Only on the first view: the folding of the input (with its origin map) it was made from. */
+  folding?: FoldedText;
   /** Map a [start, end) span of `text` to the original input. */
   spanInInput(start: number, end: number): { start: number; end: number };
 }
@@ -133,7 +135,7 @@ export function scanModelText(input: string): string {
 export function buildScanViews(input: string): ScanView[] {
   const folded = foldText(input, MAX_SCAN_CHARS);
   const leet = foldLeetspeak(folded.text);
-  const views: ScanView[] = [{ ...viewOf("folded", folded), modelText: leet }];
+  const views: ScanView[] = [{ ...viewOf("folded", folded), modelText: leet, folding: folded }];
   if (leet !== folded.text) views.push(leetWindows(folded, leet));
   const spelled = joinSpelledOut(folded);
   if (spelled !== undefined) views.push(viewOf("spelled_out", spelled));

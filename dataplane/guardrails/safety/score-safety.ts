@@ -3,12 +3,8 @@
  * by the shape of the request (asking how to do it, doing it unseen, or discussing/preventing
  * it), combined by noisy-OR with the small hashed n-gram classifier. Pure and linear in the input.
  */
-import {
-  buildScanViews,
-  scanModelText,
-  wordCount,
-  type ScanView,
-} from "../normalize/scan-views.js";
+import { buildScanViews, wordCount, type ScanView } from "../normalize/scan-views.js";
+import { maskedModelText } from "../normalize/masked-model-text.js";
 import { detectPii } from "../pii/detect.js";
 import type { PiiEntity } from "../pii/entities.js";
 import { predictCounts, type LinearModel } from "../models/linear-model.js";
@@ -187,13 +183,12 @@ function classifierCounts(
     IDENTIFIERS.includes(m.entity_type),
   );
   if (found.length === 0) return scanFeatureCounts(views);
-  let masked = "";
-  let at = 0;
-  for (const m of found) {
-    masked += `${text.slice(at, m.start)}[${m.entity_type}]`;
-    at = m.end;
-  }
-  return featureCounts(scanModelText(masked + text.slice(at)), MAX_MODEL_DIMS);
+  const spans = found.map((m) => ({
+    start: m.start,
+    end: m.end,
+    placeholder: `[${m.entity_type}]`,
+  }));
+  return featureCounts(maskedModelText(text, views[0], spans), MAX_MODEL_DIMS);
 }
 
 function evidenceOf(views: ScanView[]): number {
