@@ -86,10 +86,17 @@ function commonWordCount(s: string, words = COMMON_WORDS): number {
  * boundaries stay where they are).
  */
 const ROT13_COMMON_WORDS = new RegExp(
-  rot13(COMMON_WORDS.source.replace(/\\b/g, "\u0000")).replace(/\u0000/g, "\\b"),
+  COMMON_WORDS.source
+    .split("\\b")
+    .map((part) => rot13(part))
+    .join("\\b"),
   "g",
 );
-const NOT_ASCII = /[^\x00-\x7f]/;
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
 
 /**
  * Decide whether the text reads better after rot13: either it names rot13 / a Caesar cipher, or
@@ -102,9 +109,9 @@ function rot13Variant(text: string): string | undefined {
     // Text that already reads as words is not rot13 (and flipping it is the costly part).
     const plain = commonWordCount(prefix.toLowerCase());
     if (plain >= 6) return undefined;
-    const flippedCount = NOT_ASCII.test(prefix)
-      ? commonWordCount(rot13(prefix).toLowerCase())
-      : commonWordCount(prefix.toLowerCase(), ROT13_COMMON_WORDS);
+    const flippedCount = isAscii(prefix)
+      ? commonWordCount(prefix.toLowerCase(), ROT13_COMMON_WORDS)
+      : commonWordCount(rot13(prefix).toLowerCase());
     if (flippedCount - plain < 3) return undefined;
   }
   return rot13(text.slice(0, MAX_PAYLOAD_CHARS));
