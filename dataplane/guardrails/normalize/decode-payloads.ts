@@ -138,6 +138,8 @@ function isSeparatorCode(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13 || c === 58 || c === 44;
 }
 
+const BACKSLASH = 0x5c;
+
 interface Candidate {
   start: number;
   end: number;
@@ -153,12 +155,16 @@ function candidates(text: string): Candidate[] {
   const out: Candidate[] = [];
   let i = 0;
   while (i < text.length && out.length < MAX_PAYLOADS * 4) {
-    if (!isBase64Code(text.charCodeAt(i)) && text[i] !== "\\") {
+    if (!isBase64Code(text.charCodeAt(i)) && text.charCodeAt(i) !== BACKSLASH) {
       i++;
       continue;
     }
     let j = i;
-    while (j < text.length && (isBase64Code(text.charCodeAt(j)) || text[j] === "\\")) j++;
+    while (
+      j < text.length &&
+      (isBase64Code(text.charCodeAt(j)) || text.charCodeAt(j) === BACKSLASH)
+    )
+      j++;
     if (j - i >= 16) {
       const raw = text.slice(i, j);
       const hexBody = raw.replace(/\\x|0x/g, "");

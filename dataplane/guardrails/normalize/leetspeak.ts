@@ -49,6 +49,14 @@ function isDigitCode(c: number): boolean {
  * so the folded text's origin map still applies. Returns `text` itself when nothing changed.
  */
 export function foldLeetspeak(text: string): string {
+  return foldLeetspeakRuns(text, undefined);
+}
+
+/**
+ * `foldLeetspeak`, also pushing the [start, end) of every run it replaced onto `runs` (each of its
+ * characters changed: no leet character maps to itself).
+ */
+export function foldLeetspeakRuns(text: string, runs: [number, number][] | undefined): string {
   let out = "";
   let copied = 0;
   let i = 0;
@@ -71,6 +79,7 @@ export function foldLeetspeak(text: string): string {
       out += text.slice(copied, i);
       for (let k = i; k < j; k++) out += String.fromCharCode(leetCode(text.charCodeAt(k)));
       copied = j;
+      runs?.push([i, j]);
     }
     i = j;
   }

@@ -4,7 +4,7 @@
  * view map back to the original text through `spanInInput`.
  */
 import { foldText, originalSpan, type FoldedText } from "./fold-characters.js";
-import { foldLeetspeak, joinSpelledOut } from "./leetspeak.js";
+import { foldLeetspeak, foldLeetspeakRuns, joinSpelledOut } from "./leetspeak.js";
 import { decodePayloads, MAX_PAYLOAD_CHARS, type PayloadEncoding } from "./decode-payloads.js";
 
 export type ViewKind = "folded" | "leetspeak" | "spelled_out" | "unicode_tags" | PayloadEncoding;
@@ -37,14 +37,14 @@ const LEET_WINDOW = 160;
  * The leetspeak view holds only windows around the characters leetspeak folding changed (joined by
  * newlines), so ordinary text with a stray "1st" or "mp3" costs little to rescan.
  */
-function leetWindows(folded: FoldedText, leet: string): ScanView {
+function leetWindows(folded: FoldedText, leet: string, changed: [number, number][]): ScanView {
   const ranges: [number, number][] = [];
-  for (let i = 0; i < leet.length; i++) {
-    if (leet.charCodeAt(i) === folded.text.charCodeAt(i)) continue;
-    const from = Math.max(0, i - LEET_WINDOW);
-    const to = Math.min(leet.length, i + LEET_WINDOW);
+  for (const [first, end] of changed) {
+    // The union of the windows around every changed character of the run.
+    const from = Math.max(0, first - LEET_WINDOW);
+    const to = Math.min(leet.length, end - 1 + LEET_WINDOW);
     const last = ranges[ranges.length - 1];
-    if (last !== undefined && from <= last[1]) last[1] = to;
+    if (last !== undefined && from <= last[1]) last[1] = Math.max(last[1], to);
     else ranges.push([from, to]);
   }
   let size = 1;
@@ -134,9 +134,11 @@ export function scanModelText(input: string): string {
 
 export function buildScanViews(input: string): ScanView[] {
   const folded = foldText(input, MAX_SCAN_CHARS);
-  const leet = foldLeetspeak(folded.text);
+  const changed: [number, number][] = [];
+  const leet = foldLeetspeakRuns(folded.text, changed);
   const views: ScanView[] = [{ ...viewOf("folded", folded), modelText: leet, folding: folded }];
-  if (leet !== folded.text) views.push(leetWindows(folded, leet));
+  if (folded.words !== undefined) wordCounts.set(views[0]!, folded.words);
+  if (changed.length > 0) views.push(leetWindows(folded, leet, changed));
   const spelled = joinSpelledOut(folded);
   if (spelled !== undefined) views.push(viewOf("spelled_out", spelled));
   const hidden = hiddenTagText(input.slice(0, MAX_SCAN_CHARS));
