@@ -88,7 +88,13 @@ const WEAK_CUES = new Set([
   "saw",
   ...PERSON_CUES,
 ]);
-const PREVIOUS_WORDS = /([\p{L}']+[:?,.-]?|[:?-])(?:\s+([\p{L}']+[:?,.-]?|[:?-]))?\s+$/u;
+/**
+ * The leading lookbehind changes no match (a match starting right after a letter or apostrophe
+ * could start one character earlier, so it is never the leftmost), but spares the engine an attempt
+ * in the middle of every word.
+ */
+const PREVIOUS_WORDS =
+  /(?<![\p{L}'])([\p{L}']+[:?,.-]?|[:?-])(?:\s+([\p{L}']+[:?,.-]?|[:?-]))?\s+$/u;
 
 interface Cues {
   strong: boolean;
@@ -128,7 +134,8 @@ interface Sequence {
   words: string[];
 }
 
-const plain = (word: string): string => word.replace(/\.$/, "").toLowerCase();
+const plain = (word: string): string =>
+  (word.endsWith(".") ? word.slice(0, -1) : word).toLowerCase();
 const isInitial = (word: string): boolean => /^\p{Lu}\.?$/u.test(word);
 
 function isParticleGap(gap: string): boolean {
