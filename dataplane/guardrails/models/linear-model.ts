@@ -28,8 +28,13 @@ export interface LinearModel {
   bias: Float64Array;
   /** Row-major: weights[c * dims + i]. */
   weights: Float32Array;
-  /** The same weights feature-major (byFeature[i * classes + c]): one bucket's weights adjacent. */
-  byFeature: Float32Array;
+  /**
+   * The stored int8 weights, feature-major (codes[i * classes + c], as bytes 0..255): one bucket's
+   * weights share a cache line, and the largest model fits in 128 KiB.
+   */
+  codes: Uint8Array;
+  /** Per class, the weight of each byte: levels[c * 256 + code] (the same float32 as `weights`). */
+  levels: Float64Array;
 }
 
 export function loadLinearModel(stored: StoredLinearModel): LinearModel {
@@ -41,15 +46,21 @@ export function loadLinearModel(stored: StoredLinearModel): LinearModel {
     for (let i = 0; i < stored.dims; i++)
       weights[c * stored.dims + i] = ((bytes[i]! << 24) >> 24) * scale;
   }
-  const byFeature = new Float32Array(k * stored.dims);
-  for (let c = 0; c < k; c++)
-    for (let i = 0; i < stored.dims; i++) byFeature[i * k + c] = weights[c * stored.dims + i]!;
+  const codes = new Uint8Array(k * stored.dims);
+  const levels = new Float64Array(k * 256);
+  for (let c = 0; c < k; c++) {
+    const bytes = Buffer.from(stored.weights[c]!, "base64");
+    for (let i = 0; i < stored.dims; i++) codes[i * k + c] = bytes[i]!;
+    for (let code = 0; code < 256; code++)
+      levels[c * 256 + code] = Math.fround(((code << 24) >> 24) * stored.scales[c]!);
+  }
   return {
     dims: stored.dims,
     classes: stored.classes,
     bias: Float64Array.from(stored.bias),
     weights,
-    byFeature,
+    codes,
+    levels,
   };
 }
 
@@ -90,12 +101,12 @@ let sums = new Float64Array(16);
 
 /**
  * Class probabilities from precomputed bucket counts (shared by several models). Reads the
- * feature-major weights, but sums each class in the same order as `logitsOf` (so the result is
+ * feature-major int8 codes (the same float32 weights as `weights`), but sums each class in the same order as `logitsOf` (so the result is
  * bit-identical): per class, over the vector's buckets in order.
  */
 export function predictCounts(model: LinearModel, counts: BucketCounts): Float64Array {
   const { indices, values, length } = vectorizeShared(counts, model.dims);
-  const { byFeature, bias } = model;
+  const { codes, levels, bias } = model;
   const k = bias.length;
   const logits = new Float64Array(k);
   if (k === 2) {
@@ -104,8 +115,8 @@ export function predictCounts(model: LinearModel, counts: BucketCounts): Float64
     for (let n = 0; n < length; n++) {
       const at = indices[n]! * 2;
       const v = values[n]!;
-      s0 += byFeature[at]! * v;
-      s1 += byFeature[at + 1]! * v;
+      s0 += levels[codes[at]!]! * v;
+      s1 += levels[256 + codes[at + 1]!]! * v;
     }
     logits[0] = bias[0]! + s0;
     logits[1] = bias[1]! + s1;
@@ -116,7 +127,7 @@ export function predictCounts(model: LinearModel, counts: BucketCounts): Float64
   for (let n = 0; n < length; n++) {
     const at = indices[n]! * k;
     const v = values[n]!;
-    for (let c = 0; c < k; c++) sums[c]! += byFeature[at + c]! * v;
+    for (let c = 0; c < k; c++) sums[c]! += levels[c * 256 + codes[at + c]!]! * v;
   }
   for (let c = 0; c < k; c++) logits[c] = bias[c]! + sums[c]!;
   return softmax(logits);
