@@ -117,17 +117,13 @@ function rot13Variant(text: string): string | undefined {
   return rot13(text.slice(0, MAX_PAYLOAD_CHARS));
 }
 
+/** 1 for the characters of base64 and url-safe base64 (letters, digits, + / = - _), by char code. */
+const BASE64_CODES = new Uint8Array(128);
+for (const ch of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_")
+  BASE64_CODES[ch.charCodeAt(0)] = 1;
+
 function isBase64Code(c: number): boolean {
-  return (
-    (c >= 65 && c <= 90) ||
-    (c >= 97 && c <= 122) ||
-    (c >= 48 && c <= 57) ||
-    c === 43 ||
-    c === 47 ||
-    c === 61 ||
-    c === 45 ||
-    c === 95
-  );
+  return c < 128 && BASE64_CODES[c] === 1;
 }
 
 function isHexCode(c: number): boolean {

@@ -118,7 +118,11 @@ function spelledOutRuns(text: string): [number, number][] {
     if (letters >= 4 && (j >= n || !isWordCode(text.charCodeAt(j)))) {
       runs.push([i, j]);
       i = j;
-    } else i++;
+    } else {
+      // No run starts inside this word: go on after it.
+      i++;
+      while (i < n && isWordCode(text.charCodeAt(i - 1))) i++;
+    }
   }
   return runs;
 }
