@@ -178,10 +178,14 @@ const sharedValues = new Map<number, Float64Array>();
 export function vectorizeShared(c: BucketCounts, dims: number): SharedVector {
   const source = c.indices;
   let length = source.length;
-  const indices = sharedIndices.get(dims) ?? new Int32Array(dims);
-  sharedIndices.set(dims, indices);
-  const values = sharedValues.get(dims) ?? new Float64Array(dims);
-  sharedValues.set(dims, values);
+  let indices = sharedIndices.get(dims);
+  let values = sharedValues.get(dims);
+  if (indices === undefined || values === undefined) {
+    indices = new Int32Array(dims);
+    values = new Float64Array(dims);
+    sharedIndices.set(dims, indices);
+    sharedValues.set(dims, values);
+  }
   const counts = dims === c.dims ? c.counts : undefined;
   if (counts === undefined) {
     // Fold the counts onto `dims` buckets in the scratch buffer, keeping the touched order.

@@ -64,6 +64,20 @@ export function loadLinearModel(stored: StoredLinearModel): LinearModel {
   };
 }
 
+/** `softmax`, computed in the logits' own array (the same values, one allocation less). */
+function softmaxInPlace(logits: Float64Array): Float64Array {
+  const k = logits.length;
+  let max = -Infinity;
+  for (let c = 0; c < k; c++) max = Math.max(max, logits[c]!);
+  let sum = 0;
+  for (let c = 0; c < k; c++) {
+    logits[c] = Math.exp(logits[c]! - max);
+    sum += logits[c]!;
+  }
+  for (let c = 0; c < k; c++) logits[c]! /= sum;
+  return logits;
+}
+
 export function softmax(logits: Float64Array): Float64Array {
   let max = -Infinity;
   for (const v of logits) max = Math.max(max, v);
@@ -120,7 +134,7 @@ export function predictCounts(model: LinearModel, counts: BucketCounts): Float64
     }
     logits[0] = bias[0]! + s0;
     logits[1] = bias[1]! + s1;
-    return softmax(logits);
+    return softmaxInPlace(logits);
   }
   if (sums.length < k) sums = new Float64Array(k);
   sums.fill(0, 0, k);
@@ -130,7 +144,7 @@ export function predictCounts(model: LinearModel, counts: BucketCounts): Float64
     for (let c = 0; c < k; c++) sums[c]! += levels[c * 256 + codes[at + c]!]! * v;
   }
   for (let c = 0; c < k; c++) logits[c] = bias[c]! + sums[c]!;
-  return softmax(logits);
+  return softmaxInPlace(logits);
 }
 
 /** Quantise trained float weights into the stored form. */
