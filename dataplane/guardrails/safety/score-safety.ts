@@ -47,11 +47,20 @@ function compile(terms: string[]): AnchoredRegex {
   return anchored(rx(B, "(?:", terms.join("|"), ")", E));
 }
 
-const COMPILED = SAFETY_CATEGORIES.map((category) => ({
-  category,
-  strong: compile(SAFETY_LEXICON[category].strong),
-  topic: compile(SAFETY_LEXICON[category].topic),
-}));
+const COMPILED = SAFETY_CATEGORIES.map((category) => {
+  const strong = compile(SAFETY_LEXICON[category].strong);
+  const topic = compile(SAFETY_LEXICON[category].topic);
+  return {
+    category,
+    strong,
+    topic,
+    /** Strong terms first, then topic terms, each with its weight. */
+    lists: [
+      [strong, STRONG_WEIGHT],
+      [topic, TOPIC_WEIGHT],
+    ] as const,
+  };
+});
 
 const ZERO_SCORES = Object.fromEntries(SAFETY_CATEGORIES.map((c) => [c, 0])) as Record<
   SafetyCategory,
@@ -67,11 +76,8 @@ function lexiconSignals(views: ScanView[], texts: Map<SafetySignal, string>): Sa
   const seen = new Set<string>();
   for (const view of views) {
     const index = wordIndex(view.text, view);
-    for (const { category, strong, topic } of COMPILED) {
-      for (const [matcher, weight] of [
-        [strong, STRONG_WEIGHT],
-        [topic, TOPIC_WEIGHT],
-      ] as const) {
+    for (const { category, lists } of COMPILED) {
+      for (const [matcher, weight] of lists) {
         for (const m of anchoredMatches(matcher, view.text, index, MAX_MATCHES)) {
           const span = view.spanInInput(m.index, m.index + m[0].length);
           const key = `${category}:${span.start}`;
