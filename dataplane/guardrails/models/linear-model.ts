@@ -110,9 +110,6 @@ export function predict(model: LinearModel, foldedText: string): Float64Array {
   return softmax(logitsOf(model, hashedFeatures(foldedText, model.dims)));
 }
 
-/** Per-class sums of one prediction, reused by every call (the largest model has 12 classes). */
-let sums = new Float64Array(16);
-
 /**
  * Class probabilities from precomputed bucket counts (shared by several models). Reads the
  * feature-major int8 codes (the same float32 weights as `weights`), but sums each class in the same order as `logitsOf` (so the result is
@@ -136,14 +133,13 @@ export function predictCounts(model: LinearModel, counts: BucketCounts): Float64
     logits[1] = bias[1]! + s1;
     return softmaxInPlace(logits);
   }
-  if (sums.length < k) sums = new Float64Array(k);
-  sums.fill(0, 0, k);
+  // Each class's sum starts at 0 in `logits` and gets its bias last (bias + sum, as logitsOf).
   for (let n = 0; n < length; n++) {
     const at = indices[n]! * k;
     const v = values[n]!;
-    for (let c = 0; c < k; c++) sums[c]! += levels[c * 256 + codes[at + c]!]! * v;
+    for (let c = 0; c < k; c++) logits[c]! += levels[c * 256 + codes[at + c]!]! * v;
   }
-  for (let c = 0; c < k; c++) logits[c] = bias[c]! + sums[c]!;
+  for (let c = 0; c < k; c++) logits[c] = bias[c]! + logits[c]!;
   return softmaxInPlace(logits);
 }
 
