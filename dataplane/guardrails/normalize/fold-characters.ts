@@ -5,7 +5,10 @@
  * kept (as one "\n" per whitespace run) because some injections depend on line structure.
  */
 
-/** Text as detectors see it, plus `origin[i]`: the input offset of output character i. */
+/**
+ * Text as detectors see it, plus `origin[i]`: the input offset of output character i. The origin
+ * map may be a view of an array shared with other foldings: read it, never write to it.
+ */
 export interface FoldedText {
   text: string;
   origin: Int32Array;
@@ -162,6 +165,18 @@ function foldCodePoint(codePoint: number): string {
 
 const UTF16 = new TextDecoder("utf-16le");
 
+/** 0, 1, 2, ...: shared by every fast-path folding (origin maps are read, never written). */
+let identity = new Int32Array(0);
+
+/** The identity origin map of `length` entries: a view of one shared array, no allocation. */
+function identityOrigin(length: number): Int32Array {
+  if (identity.length < length) {
+    identity = new Int32Array(Math.max(length, 2 * identity.length, 1024));
+    for (let i = 0; i < identity.length; i++) identity[i] = i;
+  }
+  return identity.subarray(0, length);
+}
+
 /**
  * Anything but printable ASCII, single spaces and single line breaks between words (one pass; the
  * same test as /[^\x20-\x7e\n]|^[ \n]|[ \n][ \n]|[ \n]$/): -1 when the slow path is needed,
@@ -198,9 +213,12 @@ export function foldText(input: string, maxLength = 1 << 20): FoldedText {
   const words = fastPathWords(head);
   if (words >= 0) {
     // Printable ASCII with single spaces and line breaks: folding is lower-casing, offsets unchanged.
-    const origin = new Int32Array(limit + 1);
-    for (let i = 0; i <= limit; i++) origin[i] = i;
-    return { text: head.toLowerCase(), origin, inputLength: limit, words };
+    return {
+      text: head.toLowerCase(),
+      origin: identityOrigin(limit + 1),
+      inputLength: limit,
+      words,
+    };
   }
   // NFKC can expand a character (e.g. a ligature) to several; 4x covers the common cases and
   // anything beyond is dropped rather than grown without bound.
