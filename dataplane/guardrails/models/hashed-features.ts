@@ -76,11 +76,13 @@ export function featureCounts(foldedText: string, dims: number): BucketCounts {
     c2 = c3;
     c3 = cc;
   }
-  const indices = touched.slice(0, t);
-  const values = new Float32Array(t);
+  // Plain arrays: a few hundred small integers are cheaper to allocate than typed arrays.
+  const indices: number[] = [];
+  const values: number[] = [];
   for (let k = 0; k < t; k++) {
-    const b = indices[k]!;
-    values[k] = counts[b]!;
+    const b = touched[k]!;
+    indices.push(b);
+    values.push(counts[b]!);
     counts[b] = 0;
   }
   return { dims, indices, counts: values };
@@ -131,8 +133,9 @@ function touchedOf(dims: number): Int32Array {
 /** Raw counts per bucket (`dims` a power of two): the touched buckets and their counts. */
 export interface BucketCounts {
   dims: number;
-  indices: Int32Array;
-  counts: Float32Array;
+  indices: ArrayLike<number>;
+  /** Whole numbers. */
+  counts: ArrayLike<number>;
 }
 
 /**
@@ -157,7 +160,7 @@ export function vectorizeCounts(c: BucketCounts, dims: number): SparseVector {
   }
   norm = Math.sqrt(norm) || 1;
   for (let k = 0; k < values.length; k++) values[k]! /= norm;
-  return { indices, values };
+  return { indices: Int32Array.from(indices), values };
 }
 
 /** A vectorised text in reused buffers: valid only until the next call of `vectorizeShared`. */
