@@ -133,13 +133,33 @@ export function predictCounts(model: LinearModel, counts: BucketCounts): Float64
     logits[1] = bias[1]! + s1;
     return softmaxInPlace(logits);
   }
-  // Each class's sum starts at 0 in `logits` and gets its bias last (bias + sum, as logitsOf).
-  for (let n = 0; n < length; n++) {
-    const at = indices[n]! * k;
-    const v = values[n]!;
-    for (let c = 0; c < k; c++) logits[c]! += levels[c * 256 + codes[at + c]!]! * v;
+  // Four classes per pass over the vector, each summed in its own variable in vector order.
+  let c = 0;
+  for (; c + 4 <= k; c += 4) {
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    const l0 = c * 256;
+    for (let n = 0; n < length; n++) {
+      const at = indices[n]! * k + c;
+      const v = values[n]!;
+      s0 += levels[l0 + codes[at]!]! * v;
+      s1 += levels[l0 + 256 + codes[at + 1]!]! * v;
+      s2 += levels[l0 + 512 + codes[at + 2]!]! * v;
+      s3 += levels[l0 + 768 + codes[at + 3]!]! * v;
+    }
+    logits[c] = bias[c]! + s0;
+    logits[c + 1] = bias[c + 1]! + s1;
+    logits[c + 2] = bias[c + 2]! + s2;
+    logits[c + 3] = bias[c + 3]! + s3;
   }
-  for (let c = 0; c < k; c++) logits[c] = bias[c]! + logits[c]!;
+  for (; c < k; c++) {
+    let s = 0;
+    for (let n = 0; n < length; n++)
+      s += levels[c * 256 + codes[indices[n]! * k + c]!]! * values[n]!;
+    logits[c] = bias[c]! + s;
+  }
   return softmaxInPlace(logits);
 }
 
