@@ -93,7 +93,9 @@ export function hiddenTagText(
 }
 
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
-const wordCounts = new WeakMap<ScanView, number>();
+/** A view's word count, kept on the view once counted. */
+const WORD_COUNT = Symbol("word count");
+type Counted = ScanView & { [WORD_COUNT]?: number };
 
 function isLetterOrDigit(text: string, i: number): boolean {
   const c = text.charCodeAt(i);
@@ -107,7 +109,7 @@ function isLetterOrDigit(text: string, i: number): boolean {
  */
 export function wordCount(view: ScanView | undefined): number {
   if (view === undefined) return 0;
-  const cached = wordCounts.get(view);
+  const cached = (view as Counted)[WORD_COUNT];
   if (cached !== undefined) return cached;
   const text = view.text;
   let count = 0;
@@ -123,7 +125,7 @@ export function wordCount(view: ScanView | undefined): number {
     if (word && !inWord) count++;
     inWord = word;
   }
-  wordCounts.set(view, count);
+  if (Object.isExtensible(view)) (view as Counted)[WORD_COUNT] = count;
   return count;
 }
 
@@ -137,7 +139,7 @@ export function buildScanViews(input: string): ScanView[] {
   const changed: [number, number][] = [];
   const leet = foldLeetspeakRuns(folded.text, changed);
   const views: ScanView[] = [{ ...viewOf("folded", folded), modelText: leet, folding: folded }];
-  if (folded.words !== undefined) wordCounts.set(views[0]!, folded.words);
+  if (folded.words !== undefined) (views[0] as Counted)[WORD_COUNT] = folded.words;
   if (changed.length > 0) views.push(leetWindows(folded, leet, changed));
   const spelled = joinSpelledOut(folded);
   if (spelled !== undefined) views.push(viewOf("spelled_out", spelled));

@@ -117,7 +117,9 @@ export interface WordIndex {
   scanUnanchored: boolean;
 }
 
-const indexCache = new WeakMap<object, WordIndex>();
+/** The index of an owner's text, kept on the owner itself (cheaper than a WeakMap per call). */
+const INDEX = Symbol("word index");
+type IndexOwner = { [INDEX]?: WordIndex };
 
 /**
  * The trie's anchor hits flattened for the scan: for node k, HITS[HIT_FROM[k] .. HIT_FROM[k + 1])
@@ -153,7 +155,7 @@ function flatHits(): NonNullable<typeof flat> {
 
 /** Index the words of `text`; pass `owner` (e.g. the scan view) to share it between detectors. */
 export function wordIndex(text: string, owner?: object): WordIndex {
-  const cached = owner === undefined ? undefined : indexCache.get(owner);
+  const cached = owner === undefined ? undefined : (owner as IndexOwner)[INDEX];
   if (cached !== undefined) return cached;
   const union = unionOfUnanchored();
   const index: WordIndex = { starts: [], scanUnanchored: union === undefined || union.test(text) };
@@ -185,7 +187,7 @@ export function wordIndex(text: string, owner?: object): WordIndex {
     }
     while (i < n && isWordCode(text.charCodeAt(i))) i++;
   }
-  if (owner !== undefined) indexCache.set(owner, index);
+  if (owner !== undefined && Object.isExtensible(owner)) (owner as IndexOwner)[INDEX] = index;
   return index;
 }
 
