@@ -77,7 +77,11 @@ const COMMON_WORDS =
   /\b(?:the|and|you|your|to|of|is|are|all|what|this|that|ignore|instructions|previous|system|prompt|tell|me|now|der|die|und|ist|du)\b/g;
 
 function commonWordCount(s: string, words = COMMON_WORDS): number {
-  return (s.match(words) ?? []).length;
+  // Counted as s.match(words) would list them (no word can match empty).
+  let count = 0;
+  words.lastIndex = 0;
+  while (words.exec(s) !== null) count++;
+  return count;
 }
 
 /**
@@ -107,10 +111,11 @@ function rot13Variant(text: string): string | undefined {
   const named = /\brot-?13\b|\bcaesar\b/i.test(prefix);
   if (!named) {
     // Text that already reads as words is not rot13 (and flipping it is the costly part).
-    const plain = commonWordCount(prefix.toLowerCase());
+    const lower = prefix.toLowerCase();
+    const plain = commonWordCount(lower);
     if (plain >= 6) return undefined;
     const flippedCount = isAscii(prefix)
-      ? commonWordCount(prefix.toLowerCase(), ROT13_COMMON_WORDS)
+      ? commonWordCount(lower, ROT13_COMMON_WORDS)
       : commonWordCount(rot13(prefix).toLowerCase());
     if (flippedCount - plain < 3) return undefined;
   }
