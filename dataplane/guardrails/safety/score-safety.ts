@@ -125,6 +125,20 @@ function ruleScores(
   return scores;
 }
 
+/** The intent shape over every view: a request or evasion in any, protective only in all. */
+function combinedIntent(views: ScanView[]): IntentShape {
+  let intent = intentShape(views[0]);
+  for (let k = 1; k < views.length; k++) {
+    const i = intentShape(views[k]);
+    intent = {
+      request: intent.request || i.request,
+      evasion: intent.evasion || i.evasion,
+      protective: intent.protective && i.protective,
+    };
+  }
+  return intent;
+}
+
 /** The two classifiers: hazardous-or-not, and which category a hazardous text belongs to. */
 export interface SafetyModels {
   hazard: LinearModel;
@@ -224,16 +238,9 @@ export function scoreSafetyWith(
 ): SafetyScore {
   const matched = new Map<SafetySignal, string>();
   const signals = lexiconSignals(views, matched);
-  let intent = intentShape(views[0]);
-  for (const v of views.slice(1)) {
-    const i = intentShape(v);
-    intent = {
-      request: intent.request || i.request,
-      evasion: intent.evasion || i.evasion,
-      protective: intent.protective && i.protective,
-    };
-  }
-  const rules = ruleScores(signals, matched, intent);
+  // The intent only weighs lexicon terms: without any, the rule scores are 0 whatever it is.
+  const rules =
+    signals.length === 0 ? emptyScores() : ruleScores(signals, matched, combinedIntent(views));
   const learned =
     models === undefined
       ? emptyScores()
