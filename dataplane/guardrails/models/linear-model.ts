@@ -7,6 +7,7 @@ import {
   hashedFeatures,
   vectorizeShared,
   type BucketCounts,
+  type SharedVector,
   type SparseVector,
 } from "./hashed-features.js";
 
@@ -116,24 +117,40 @@ export function predict(model: LinearModel, foldedText: string): Float64Array {
  * bit-identical): per class, over the vector's buckets in order.
  */
 export function predictCounts(model: LinearModel, counts: BucketCounts): Float64Array {
-  const { indices, values, length } = vectorizeShared(counts, model.dims);
+  const vector = vectorizeShared(counts, model.dims);
+  return softmaxInPlace(
+    model.bias.length === 2 ? twoClassLogits(model, vector) : manyClassLogits(model, vector),
+  );
+}
+
+/** Each class's sum starts at 0 and gets its bias last (bias + sum, as logitsOf). */
+function twoClassLogits(
+  model: LinearModel,
+  { indices, values, length }: SharedVector,
+): Float64Array {
+  const { codes, levels, bias } = model;
+  let s0 = 0;
+  let s1 = 0;
+  for (let n = 0; n < length; n++) {
+    const at = indices[n]! * 2;
+    const v = values[n]!;
+    s0 += levels[codes[at]!]! * v;
+    s1 += levels[256 + codes[at + 1]!]! * v;
+  }
+  const logits = new Float64Array(2);
+  logits[0] = bias[0]! + s0;
+  logits[1] = bias[1]! + s1;
+  return logits;
+}
+
+/** Four classes per pass over the vector, each summed in its own variable in vector order. */
+function manyClassLogits(
+  model: LinearModel,
+  { indices, values, length }: SharedVector,
+): Float64Array {
   const { codes, levels, bias } = model;
   const k = bias.length;
   const logits = new Float64Array(k);
-  if (k === 2) {
-    let s0 = 0;
-    let s1 = 0;
-    for (let n = 0; n < length; n++) {
-      const at = indices[n]! * 2;
-      const v = values[n]!;
-      s0 += levels[codes[at]!]! * v;
-      s1 += levels[256 + codes[at + 1]!]! * v;
-    }
-    logits[0] = bias[0]! + s0;
-    logits[1] = bias[1]! + s1;
-    return softmaxInPlace(logits);
-  }
-  // Four classes per pass over the vector, each summed in its own variable in vector order.
   let c = 0;
   for (; c + 4 <= k; c += 4) {
     let s0 = 0;
@@ -160,7 +177,7 @@ export function predictCounts(model: LinearModel, counts: BucketCounts): Float64
       s += levels[c * 256 + codes[indices[n]! * k + c]!]! * values[n]!;
     logits[c] = bias[c]! + s;
   }
-  return softmaxInPlace(logits);
+  return logits;
 }
 
 /** Quantise trained float weights into the stored form. */
