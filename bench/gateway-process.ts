@@ -3,9 +3,13 @@
  * (random port). `gateway-process.ts [postgres URL | data directory]`: without an argument it
  * runs on an embedded in-memory PGlite store (like test/support/test-app.ts); with a postgres://
  * URL, on that database; with a directory, on the embedded default (PGlite on disk in that
- * DATA_DIR, opened the way `npm start` opens it).
+ * DATA_DIR, opened the way `npm start` opens it). On Postgres the local audit log goes to a fresh
+ * temporary directory (removed on exit), so runs never share one or replay an earlier run's log.
  * Prints {"url": "...", "adminKey": "..."} once listening; stops on SIGTERM.
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { pino } from "pino";
 import { createApp } from "../dataplane/app/create-app.js";
 import { memoryBroadcast } from "../dataplane/broadcast/broadcast.js";
@@ -18,11 +22,13 @@ const argument = process.argv[2];
 const databaseUrl = argument?.startsWith("postgres") ? argument : undefined;
 const dataDir = argument !== undefined && databaseUrl === undefined ? argument : undefined;
 const adminKey = generateApiKey();
+const spoolDir = databaseUrl ? await mkdtemp(join(tmpdir(), "evident-bench-spool-")) : undefined;
 const config = loadConfig({
   LOG_LEVEL: "silent",
   EVIDENT_ADMIN_KEY: adminKey,
   ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   ...(dataDir ? { DATA_DIR: dataDir } : {}),
+  ...(spoolDir ? { AUDIT_SPOOL_DIR: spoolDir } : {}),
 });
 const stores =
   databaseUrl || dataDir
@@ -35,4 +41,5 @@ const port = typeof address === "object" && address ? address.port : 0;
 announceReady({ url: `http://127.0.0.1:${port}`, adminKey }, async () => {
   await app.close();
   await stores?.db.close();
+  if (spoolDir) await rm(spoolDir, { recursive: true, force: true });
 });

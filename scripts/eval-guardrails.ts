@@ -123,6 +123,20 @@ function main(): void {
     ]),
   );
 
+  // The same sets judged as a model's answer (output policy; see score-safety.ts SafetySubject):
+  // hazardous prompts stand in for answers here, for want of a labelled set of answers.
+  const answerScores = new Map<string, number>();
+  for (const r of [...ailuminate, ...safetyBenign])
+    answerScores.set(r.id, scoreSafety(r.text, undefined, undefined, "answer").max);
+  const answerFlag = (r: DevRow): boolean => answerScores.get(r.id)! >= DEFAULT_SAFETY_THRESHOLD;
+  console.log("\nContent safety judged as answers (output policy), same sets");
+  console.log(
+    table([
+      ...both("AILuminate as answers", ailuminate, answerFlag),
+      ...both("benign as answers", safetyBenign, answerFlag),
+    ]),
+  );
+
   console.log(`\nPII (span-level, ${DEV_FILES.pii})`);
   console.log(evaluatePii(resolve(evalDir(), DEV_FILES.pii)).table);
 }

@@ -16,7 +16,7 @@ import { promisify } from "node:util";
 import pg from "pg";
 import { generateApiKey } from "../dataplane/core/api-key-format.js";
 import { startFakeUpstream } from "../test/fakes/fake-openai-upstream.js";
-import { startGatewayProcess, type GatewayProcess } from "../test/support/gateway-process.js";
+import { startDataplaneProcess, type DataplaneProcess } from "../test/support/dataplane-process.js";
 import { deployModel } from "../test/support/inference-fixture.js";
 import { call } from "../test/support/test-app.js";
 
@@ -27,7 +27,7 @@ const POSTGRES = process.env.BENCH_POSTGRES_URL;
 
 interface Target {
   name: string;
-  gateway: GatewayProcess;
+  gateway: DataplaneProcess;
   url: string;
   key: string;
   dataDir: string;
@@ -59,7 +59,7 @@ async function start(store: string, durability: string, upstream: string): Promi
   const dataDir = await mkdtemp(path.join(tmpdir(), "evident-durability-bench-"));
   const db = store === "postgres" && POSTGRES ? await freshDatabase(POSTGRES) : undefined;
   const adminKey = generateApiKey();
-  const gateway = startGatewayProcess({
+  const gateway = startDataplaneProcess({
     DATA_DIR: dataDir,
     EVIDENT_ADMIN_KEY: adminKey,
     AUDIT_DURABILITY: durability,

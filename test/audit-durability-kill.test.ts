@@ -6,7 +6,7 @@ import test from "ava";
 import { generateApiKey } from "../dataplane/core/api-key-format.js";
 import { startFakeUpstream } from "./fakes/fake-openai-upstream.js";
 import { freshPostgresUrl, POSTGRES_URL } from "./support/databases.js";
-import { startGatewayProcess } from "./support/gateway-process.js";
+import { startDataplaneProcess } from "./support/dataplane-process.js";
 import { customerKey, deployModel } from "./support/inference-fixture.js";
 import { call } from "./support/test-app.js";
 
@@ -41,8 +41,8 @@ for (const store of stores) {
         AUDIT_DURABILITY: "local",
         ...(fresh ? { DATABASE_URL: fresh.url } : {}),
       };
-      const first = startGatewayProcess(env);
-      let second: ReturnType<typeof startGatewayProcess> | undefined;
+      const first = startDataplaneProcess(env);
+      let second: ReturnType<typeof startDataplaneProcess> | undefined;
       try {
         const url = await first.url;
         await deployModel(url, env.EVIDENT_ADMIN_KEY, { name: "kill-model" }, upstream.url);
@@ -78,7 +78,7 @@ for (const store of stores) {
         t.true(killed, "the process was killed during the load run");
         t.is((await first.exited).signal, "SIGKILL");
 
-        second = startGatewayProcess(env);
+        second = startDataplaneProcess(env);
         const again = await second.url;
         const recorded = await recordedRequestIds(again, key);
         const seen = new Set(recorded);

@@ -169,7 +169,7 @@ test.serial(
 );
 
 test.serial("SDK conformance (fake upstream): abort mid-stream reaches the upstream", async (t) => {
-  await both(t, conf, async (client) => {
+  const result = await both(t, conf, async (client) => {
     const before = conf.upstream.abortedRequests();
     conf.upstream.script.next({ chunkCount: 60, paceMs: 20 });
     const controller = new AbortController();
@@ -183,11 +183,38 @@ test.serial("SDK conformance (fake upstream): abort mid-stream reaches the upstr
     } catch {
       // the SDK surfaces the abort as an error
     }
-    await conf.upstream.whenAborted(before + 1);
-    return n >= 3 && n < 60;
+    const timeout = new Promise<false>((r) => setTimeout(() => r(false), 5000).unref());
+    const seen = await Promise.race([
+      conf.upstream.whenAborted(before + 1).then(() => true),
+      timeout,
+    ]);
+    return { stoppedEarly: n >= 3 && n < 60, upstreamSawDisconnect: seen };
   });
-  t.pass();
+  t.deepEqual(result, { stoppedEarly: true, upstreamSawDisconnect: true });
 });
+
+test.serial(
+  "SDK conformance (fake upstream): the SDK's default retries are the only ones: an upstream 500 makes maxRetries + 1 upstream calls",
+  async (t) => {
+    const calls = await both(t, conf, async (_client, mode) => {
+      const client = new OpenAI({
+        baseURL: `${conf.gateway.url}/v1`,
+        apiKey: conf.keys[mode],
+        maxRetries: 2,
+      });
+      const before = conf.upstream.requests.length;
+      conf.upstream.script.next({ status: 500 }).next({ status: 500 }).next({ status: 500 });
+      const error = await client.chat.completions
+        .create({ model, messages })
+        .catch((e: unknown) => e);
+      return {
+        status: error instanceof OpenAI.APIError ? error.status : "no error",
+        upstreamCalls: conf.upstream.requests.length - before,
+      };
+    });
+    t.deepEqual(calls, { status: 500, upstreamCalls: 3 });
+  },
+);
 
 test.serial(
   "upstream answers that are broken: a body cut mid-way is 502; a non-SSE answer to stream:true is an error event (fake upstream)",

@@ -5,6 +5,7 @@
 import test from "ava";
 import type OpenAI from "openai";
 import { both, PROSE_PIECES, startConformance, type Conformance } from "./support/conformance.js";
+import { call } from "./support/test-app.js";
 
 let conf: Conformance;
 const model = "conf-chat";
@@ -37,6 +38,24 @@ function shape(chunk: Chunk): unknown {
   const { id: _id, created: _created, ...rest } = chunk;
   return rest;
 }
+
+test.serial(
+  "SDK conformance: the default-policy customer really guards output (low latency), the other has guardrails off",
+  async (t) => {
+    const policyOf = async (key: string) =>
+      (await call(conf.gateway.url, "GET", "/api/v1/guardrails/policy", key)).json.policy as {
+        pii: { enabled: boolean };
+        safety: { enabled: boolean };
+        stream_mode: string;
+      };
+    t.like(await policyOf(conf.keys.default), {
+      pii: { enabled: true },
+      safety: { enabled: true },
+      stream_mode: "low_latency",
+    });
+    t.like(await policyOf(conf.keys.off), { pii: { enabled: false }, safety: { enabled: false } });
+  },
+);
 
 test.serial("SDK conformance (fake upstream): chat JSON", async (t) => {
   const result = await both(t, conf, async (client) => {

@@ -299,3 +299,45 @@ test.serial(
     t.is((await waitForRecords("proc-trailers-cut"))[0]?.outcome, "upstream_error");
   },
 );
+
+test.serial(
+  "ext_proc (Envoy test double): a backend body cut mid-way (the exchange ends before end_of_stream) is audited as upstream_unavailable, JSON and SSE",
+  async (t) => {
+    const answer = JSON.stringify({
+      id: "x",
+      object: "chat.completion",
+      created: 0,
+      model: "proc-model",
+      choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
+    });
+    const json = chat("proc-cut-json", { model: "proc-model", messages });
+    const cutJson = new ExtProcSession(envoy.externalProcessor, json);
+    await cutJson.requestHeaders();
+    await cutJson.requestBody(json.body, { endOfStream: true });
+    await cutJson.responseHeaders(200, { "content-type": "application/json" });
+    await cutJson.responseBody(answer.slice(0, 25));
+    await cutJson.end();
+    const jsonRecord = (await waitForRecords("proc-cut-json"))[0];
+    t.is(jsonRecord?.outcome, "upstream_error");
+    t.is(jsonRecord?.error_code, "upstream_unavailable");
+    t.is(jsonRecord?.status, 502);
+
+    const sse = chat("proc-cut-sse", { model: "proc-model", messages, stream: true });
+    const cutSse = new ExtProcSession(envoy.externalProcessor, sse);
+    await cutSse.requestHeaders();
+    await cutSse.requestBody(sse.body, { endOfStream: true });
+    await cutSse.responseHeaders(200, { "content-type": "text/event-stream" });
+    const chunk = {
+      id: "c",
+      object: "chat.completion.chunk",
+      created: 0,
+      model: "proc-model",
+      choices: [{ index: 0, delta: { content: "Hel" }, finish_reason: null }],
+    };
+    await cutSse.responseBody(`data: ${JSON.stringify(chunk)}\n\n`);
+    await cutSse.end();
+    const sseRecord = (await waitForRecords("proc-cut-sse"))[0];
+    t.is(sseRecord?.outcome, "stream_failed");
+    t.is(sseRecord?.error_code, "upstream_unavailable");
+  },
+);

@@ -152,7 +152,7 @@ test.serial(
     });
     upstream.script.next({ chunks: ["The answer", " is ", "the launch", "code 0000"], paceMs: 2 });
     const cut = await stream(key, {}, "stream-stop-where");
-    t.is(textOf(cut.chunks, 0), "The answer is the ", "released before the keyword began");
+    t.is(textOf(cut.chunks, 0), "The answer is the", "released before the keyword (and its space)");
     t.is((cut.events.at(-1)?.error as { code?: string } | undefined)?.code, "custom_rule_block");
     t.notRegex(cut.text, /\[DONE\]/);
     const audit = await call(
@@ -166,7 +166,7 @@ test.serial(
       stream_stopped: {
         choice: 0,
         field: "content",
-        released_chars: "The answer is the ".length,
+        released_chars: "The answer is the".length,
         code: "custom_rule_block",
       },
     });
@@ -194,5 +194,67 @@ test.serial(
     const contents = buffered.chunks.map((c) => c.choices[0]?.delta.content).filter((c) => c);
     t.is(contents.join(""), pieces.join(""));
     t.is(contents.length, 1, "buffered: the short answer comes out whole, before finish_reason");
+  },
+);
+
+test.serial(
+  "a custom regex rule's match spanning words and chunks is held until complete and redacted whole (low latency)",
+  async (t) => {
+    const key = await customerKey(gateway.url, gateway.adminKey, "pro");
+    const rule = await call(gateway.url, "POST", "/api/v1/guardrails/rules", key, {
+      name: "codenames",
+      kind: "regex",
+      pattern: String.raw`project\s+falcon`,
+      flags: "i",
+      action: "redact",
+      applies_to: "output",
+    });
+    t.is(rule.status, 201);
+    const pieces = ["Our", " project", " ", "Fal", "con", " ships", " in", " May."];
+    upstream.script.next({ chunks: pieces, paceMs: 2 });
+    const { chunks, text } = await stream(key);
+    t.is(textOf(chunks, 0), "Our [RULE_CODENAMES] ships in May.");
+    t.false(/project|Fal/i.test(text), "no part of the match sent");
+    const contents = chunks.map((c) => c.choices[0]?.delta.content).filter((c) => c);
+    t.deepEqual(
+      contents,
+      ["Our", " [RULE_CODENAMES] ships", " in", " May."],
+      "text around the match flows as sent; the match goes out with the word that completed it",
+    );
+  },
+);
+
+test.serial(
+  "a verbose_json transcription's words[] and segments go through the output policy: a value spoken as several words is redacted whole",
+  async (t) => {
+    const key = await customerKey(gateway.url, gateway.adminKey, "pro");
+    const spoken = "Please call me on +44 20 7946 0958 tomorrow.";
+    upstream.script.next({ chunks: [spoken] });
+    const form = new FormData();
+    form.set("model", "out-guarded");
+    form.set("response_format", "verbose_json");
+    form.append("timestamp_granularities[]", "word");
+    form.append("timestamp_granularities[]", "segment");
+    form.set("file", new Blob([new Uint8Array(64)], { type: "audio/wav" }), "a.wav");
+    const res = await fetch(`${gateway.url}/v1/audio/transcriptions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}` },
+      body: form,
+    });
+    t.is(res.status, 200);
+    const raw = await res.text();
+    const body = JSON.parse(raw) as {
+      text: string;
+      segments: { text: string }[];
+      words: { word: string; start: number; end: number }[];
+    };
+    t.is(body.text, "Please call me on [PHONE_NUMBER_1] tomorrow.");
+    t.is(body.segments[0]?.text, body.text);
+    t.false(/7946|0958/.test(raw), "no part of the number in any field");
+    t.is(body.words.map((w) => w.word).join(" "), body.text);
+    const number = body.words.find((w) => w.word === "[PHONE_NUMBER_1]");
+    t.truthy(number, "the number's words became one placeholder word");
+    t.is(number?.start, 1.5 * (4 / 9), "it starts when the number's first word did");
+    t.is(number?.end, 1.5 * (8 / 9), "and ends when its last word did");
   },
 );

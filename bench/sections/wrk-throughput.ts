@@ -189,7 +189,9 @@ export const wrkThroughputSection: Section = {
     };
     const loaded = [targets.baseline, ...targets.gateways];
     try {
-      for (const t of loaded) await measure(wrk, t, "json", 1); // warm-up
+      // Warm-up (JIT, pools, caches) on both paths before anything is recorded.
+      for (const t of loaded)
+        for (const kind of ["json", "sse"] as const) await measure(wrk, t, kind, 1);
       for (let round = 0; round < options.rounds; round++) {
         const order = round % 2 === 0 ? loaded : [...loaded].reverse();
         for (const kind of ["json", "sse"] as const)

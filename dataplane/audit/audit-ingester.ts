@@ -15,6 +15,11 @@ export interface IngesterOptions {
   maxRetryMs: number;
   /** Called once per quarantined record (the metric). */
   onQuarantine: () => void;
+  /**
+   * After a small batch, how long to let records gather before the next one (fewer, larger store
+   * transactions under load); skipped while a reader waits for ingestion. Default 0.
+   */
+  lingerMs?: number;
 }
 
 /** An error that says the record itself cannot be stored (not that the store is away). */
@@ -124,6 +129,9 @@ export class AuditIngester {
         this.cursor = read.next;
         await this.spool.release(read.next, read.bytes);
         this.notifyWaiters();
+        const linger = this.options.lingerMs ?? 0;
+        if (linger > 0 && read.bytes < this.options.batchBytes / 4 && this.waiters.length === 0)
+          await this.sleep(linger, false);
       } catch (err) {
         if (!this.failing) {
           this.logger.error(

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 /**
  * The audit record and its hash chain.
@@ -70,11 +70,71 @@ export interface AuditFields {
 
 type CanonicalWork = { text: string } | { value: unknown };
 
+/** Nesting handled by plain recursion; deeper subtrees go through the explicit stack. */
+const RECURSION_DEPTH = 256;
+
+const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /**
  * JSON with object keys sorted at every level: the same fields always give the same bytes.
- * Iterative (an explicit stack, not recursion), so any nesting depth a body can carry is fine.
+ * Recursive for ordinary depths (fast), iterative (an explicit stack) below RECURSION_DEPTH, so
+ * any nesting depth a body can carry is fine. Members whose value is undefined are left out;
+ * other non-JSON values are written as JSON.stringify writes them inside an array (null).
  */
 export function canonicalJson(value: unknown): string {
+  return canonicalAt(value, 0);
+}
+
+function canonicalAt(v: unknown, depth: number): string {
+  if (v === null || typeof v !== "object") return primitiveJson(v);
+  if (depth >= RECURSION_DEPTH) return canonicalIterative(v);
+  if (Array.isArray(v)) {
+    let out = "[";
+    for (let i = 0; i < v.length; i++) {
+      if (i > 0) out += ",";
+      out += canonicalAt(v[i], depth + 1);
+    }
+    return `${out}]`;
+  }
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o);
+  for (let i = 1; i < keys.length; i++) {
+    if ((keys[i - 1] as string) > (keys[i] as string)) {
+      keys.sort(byCodeUnit);
+      break;
+    }
+  }
+  let out = "{";
+  for (const k of keys) {
+    const x = o[k];
+    if (x === undefined) continue;
+    if (out.length > 1) out += ",";
+    out += quotedKey(k);
+    out += ":";
+    out += canonicalAt(x, depth + 1);
+  }
+  return `${out}}`;
+}
+
+/** Member names repeat from record to record: their JSON form is kept (a bounded number). */
+const QUOTED_KEYS_MAX = 4096;
+const quotedKeys = new Map<string, string>();
+
+function quotedKey(k: string): string {
+  let q = quotedKeys.get(k);
+  if (q === undefined) {
+    q = JSON.stringify(k);
+    if (quotedKeys.size < QUOTED_KEYS_MAX && k.length <= 64) quotedKeys.set(k, q);
+  }
+  return q;
+}
+
+function primitiveJson(v: unknown): string {
+  if (typeof v === "string") return JSON.stringify(v);
+  return (JSON.stringify(v ?? null) as string | undefined) ?? "undefined";
+}
+
+function canonicalIterative(value: unknown): string {
   let out = "";
   const stack: CanonicalWork[] = [{ value }];
   for (let work = stack.pop(); work !== undefined; work = stack.pop()) {
@@ -84,7 +144,7 @@ export function canonicalJson(value: unknown): string {
     }
     const v = work.value;
     if (v === null || typeof v !== "object") {
-      out += JSON.stringify(v ?? null);
+      out += primitiveJson(v);
     } else if (Array.isArray(v)) {
       out += "[";
       stack.push({ text: "]" });
@@ -95,7 +155,7 @@ export function canonicalJson(value: unknown): string {
     } else {
       const entries = Object.entries(v as Record<string, unknown>)
         .filter(([, x]) => x !== undefined)
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        .sort(([a], [b]) => byCodeUnit(a, b));
       out += "{";
       stack.push({ text: "}" });
       for (let i = entries.length - 1; i >= 0; i--) {
@@ -108,8 +168,9 @@ export function canonicalJson(value: unknown): string {
   return out;
 }
 
+/** One-shot hash: no Hash object per call. */
 export function sha256Hex(data: string | Buffer): string {
-  return createHash("sha256").update(data).digest("hex");
+  return hash("sha256", data, "hex");
 }
 
 export function recordDigest(fields: AuditFields): string {

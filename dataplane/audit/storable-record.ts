@@ -79,8 +79,46 @@ function clean(value: unknown, pointer: string, depth: number, notes: Notes): un
 
 const union = (a: string[] | undefined, b: string[]) => [...new Set([...(a ?? []), ...b])];
 
+/**
+ * True when `clean` would change something under `value`: a string or member name to escape, or
+ * a subtree nested too deeply. Reads only, so the common record (nothing to change) costs no
+ * copy. Iterative, for any depth.
+ */
+function needsCleaning(value: unknown, depth: number): boolean {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth }];
+  for (let work = stack.pop(); work !== undefined; work = stack.pop()) {
+    const v = work.value;
+    if (typeof v === "string") {
+      if (needsEscape(v)) return true;
+      continue;
+    }
+    if (v === null || typeof v !== "object") continue;
+    if (work.depth >= MAX_STORED_DEPTH) return true;
+    if (Array.isArray(v)) {
+      for (const item of v) stack.push({ value: item, depth: work.depth + 1 });
+      continue;
+    }
+    for (const key of Object.keys(v)) {
+      if (needsEscape(key)) return true;
+      stack.push({ value: (v as Record<string, unknown>)[key], depth: work.depth + 1 });
+    }
+  }
+  return false;
+}
+
+/** needsCleaning of the fields, the lists of what was escaped left out (they are not cleaned). */
+function fieldsNeedCleaning(fields: PendingAuditRecord["fields"]): boolean {
+  for (const key of Object.keys(fields)) {
+    if (key === "escaped" || key === "escaped_keys" || key === "folded") continue;
+    if (needsEscape(key)) return true;
+    if (needsCleaning((fields as unknown as Record<string, unknown>)[key], 1)) return true;
+  }
+  return false;
+}
+
 /** The record as the store can hold it; the same object when nothing needed changing. */
 export function storableRecord(record: PendingAuditRecord): PendingAuditRecord {
+  if (!fieldsNeedCleaning(record.fields) && !needsCleaning(record.content, 1)) return record;
   const notes: Notes = { escaped: [], escapedKeys: [], folded: [] };
   const { escaped, escaped_keys, folded, ...plain } = record.fields;
   const fields = clean(plain, "", 0, notes) as typeof plain;

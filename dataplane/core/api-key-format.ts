@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 
 export const KEY_PREFIX = "ev_sk_";
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -23,7 +23,7 @@ export function isWellFormedApiKey(value: string): boolean {
 
 /** Keys are long and random, so one SHA-256 is the right hash (as for other bearer tokens). */
 export function hashApiKey(key: string): string {
-  return createHash("sha256").update(key, "utf8").digest("hex");
+  return hash("sha256", key, "hex");
 }
 
 /** A display hint that cannot be used to recover the key. */

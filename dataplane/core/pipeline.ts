@@ -58,18 +58,27 @@ export interface PipelineStages {
 
 export class Pipeline {
   readonly stages: readonly PipelineStage[];
+  /** The stages that have each hook, in order (worked out once: a call awaits only real hooks). */
+  private readonly admitting: readonly PipelineStage[];
+  private readonly transforming: readonly PipelineStage[];
+  private readonly filtering: readonly PipelineStage[];
+  private readonly finishing: readonly PipelineStage[];
 
   constructor(s: PipelineStages) {
     // authenticate -> limit -> classify and guard the request -> route -> cache lookup
     //   -> [forward, or serve the cached response] -> guard the response -> meter -> audit
     const cache = s.cache ? [s.cache] : [];
     this.stages = [s.limit, s.guardRequest, s.route, ...cache, s.guardResponse, s.meter, s.audit];
+    this.admitting = this.stages.filter((stage) => stage.beforeForward);
+    this.transforming = this.stages.filter((stage) => stage.transformResponse);
+    this.filtering = this.stages.filter((stage) => stage.openStreamFilter);
+    this.finishing = this.stages.filter((stage) => stage.afterCall);
   }
 
   /** The request half: every stage's beforeForward, in order. Throws the first refusal. */
   async admit(call: InferenceCall): Promise<void> {
     requireRole(call.caller, INFERENCE_ROLES, "call models");
-    for (const stage of this.stages) await stage.beforeForward?.(call);
+    for (const stage of this.admitting) await stage.beforeForward?.(call);
   }
 
   /** The non-streamed response through every stage's transform, in order. */
@@ -78,7 +87,7 @@ export class Pipeline {
     body: Record<string, unknown>,
   ): Promise<Record<string, unknown>> {
     let out = body;
-    for (const stage of this.stages)
+    for (const stage of this.transforming)
       if (stage.transformResponse) out = await stage.transformResponse(call, out);
     return out;
   }
@@ -88,14 +97,18 @@ export class Pipeline {
     call: InferenceCall,
     part: StreamPart = { choice: 0, field: "content" },
   ): StreamTextFilter {
-    const filters = this.stages.flatMap((s) => s.openStreamFilter?.(call, part) ?? []);
+    const filters: StreamTextFilter[] = [];
+    for (const stage of this.filtering) {
+      const filter = stage.openStreamFilter?.(call, part);
+      if (filter) filters.push(filter);
+    }
     return chain(filters);
   }
 
   /** Metering and audit: runs every stage's afterCall; a failing stage does not stop the others. */
   async finish(call: InferenceCall): Promise<void> {
     const failures: unknown[] = [];
-    for (const stage of this.stages) {
+    for (const stage of this.finishing) {
       try {
         await stage.afterCall?.(call);
       } catch (err) {

@@ -13,34 +13,9 @@ import {
   responseUsage,
   type RealtimeEvent,
 } from "./realtime-events.js";
+import { CLOSE, SocketPair, type Closer, type SessionLimits } from "./realtime-sockets.js";
 
-export interface SessionLimits {
-  idleMs: number;
-  maxSessionMs: number;
-  pingMs: number;
-  maxBufferedBytes: number;
-}
-
-/** Close codes the gateway sends (docs/realtime.md). */
-export const CLOSE = {
-  normal: 1000,
-  goingAway: 1001,
-  policy: 1008,
-  backendError: 1011,
-  idle: 4000,
-  sessionLimit: 4001,
-} as const;
-
-type Closer = "client" | "backend" | "gateway";
-
-/** A sendable close code: the peer's own when it may be sent on, else normal or error. */
-function sendableCode(code: number, fallback: number): number {
-  return (code >= 1000 && code <= 1003) ||
-    (code >= 1007 && code <= 1014) ||
-    (code >= 3000 && code <= 4999)
-    ? code
-    : fallback;
-}
+export { CLOSE, type SessionLimits } from "./realtime-sockets.js";
 
 /**
  * One realtime session: relays a client's WebSocket to the backend's and back. Client text goes
@@ -57,9 +32,7 @@ export class RealtimeSession {
   private clientChain: Promise<void> = Promise.resolve();
   private backendChain: Promise<void> = Promise.resolve();
   private ended = false;
-  private idleTimer: NodeJS.Timeout | undefined;
-  private readonly timers: NodeJS.Timeout[] = [];
-  private clientAlive = true;
+  private readonly sockets: SocketPair;
   private readonly done: Promise<void>;
   private resolveDone: () => void = () => undefined;
 
@@ -68,9 +41,12 @@ export class RealtimeSession {
     private readonly client: WebSocket,
     private readonly backend: WebSocket,
     private readonly session: InferenceCall,
-    private readonly limits: SessionLimits,
+    limits: SessionLimits,
   ) {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    this.sockets = new SocketPair(client, backend, limits, (code, reason) =>
+      this.end("gateway", code, reason),
+    );
   }
 
   /** Starts relaying; resolves once both sides are closed and the session is recorded. */
@@ -97,23 +73,7 @@ export class RealtimeSession {
     backend.on("close", (code, reason) => this.end("backend", code, reason.toString()));
     client.on("error", () => this.end("client", CLOSE.backendError, "client socket error"));
     backend.on("error", () => this.end("backend", CLOSE.backendError, "backend socket error"));
-    client.on("pong", () => (this.clientAlive = true));
-    const ping = setInterval(() => {
-      if (!this.clientAlive) {
-        this.end("gateway", CLOSE.goingAway, "no pong from the client");
-        client.terminate();
-        return;
-      }
-      this.clientAlive = false;
-      client.ping();
-    }, this.limits.pingMs);
-    const total = setTimeout(
-      () => this.end("gateway", CLOSE.sessionLimit, "session time limit reached"),
-      this.limits.maxSessionMs,
-    );
-    this.timers.push(ping, total);
-    for (const t of this.timers) t.unref();
-    this.touch();
+    this.sockets.startTimers();
     backend.resume();
     return this.done;
   }
@@ -124,13 +84,7 @@ export class RealtimeSession {
   }
 
   private touch(): void {
-    if (this.ended) return;
-    clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(
-      () => this.end("gateway", CLOSE.idle, "idle timeout"),
-      this.limits.idleMs,
-    );
-    this.idleTimer.unref();
+    this.sockets.touch();
   }
 
   private async fromClient(text: string | undefined): Promise<void> {
@@ -335,20 +289,11 @@ export class RealtimeSession {
   }
 
   private toClient(data: string | Buffer): void {
-    if (this.client.readyState !== this.client.OPEN) return;
-    this.client.send(data, () => this.relieve(this.client, this.backend));
-    if (this.client.bufferedAmount > this.limits.maxBufferedBytes) this.backend.pause();
+    this.sockets.toClient(data);
   }
 
   private toBackend(data: string): void {
-    if (this.backend.readyState !== this.backend.OPEN) return;
-    this.backend.send(data, () => this.relieve(this.backend, this.client));
-    if (this.backend.bufferedAmount > this.limits.maxBufferedBytes) this.client.pause();
-  }
-
-  /** Resumes the other side once this side's send buffer has drained below half the cap. */
-  private relieve(sink: WebSocket, source: WebSocket): void {
-    if (source.isPaused && sink.bufferedAmount < this.limits.maxBufferedBytes / 2) source.resume();
+    this.sockets.toBackend(data);
   }
 
   private fail(err: unknown): void {
@@ -362,29 +307,8 @@ export class RealtimeSession {
   private end(by: Closer, code: number, reason: string): void {
     if (this.ended) return;
     this.ended = true;
-    clearTimeout(this.idleTimer);
-    for (const t of this.timers) clearInterval(t);
     const safeReason = reason.slice(0, 120);
-    const other =
-      by === "client"
-        ? [this.backend]
-        : by === "backend"
-          ? [this.client]
-          : [this.client, this.backend];
-    for (const ws of other) {
-      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) {
-        ws.close(
-          sendableCode(code, by === "backend" ? CLOSE.backendError : CLOSE.normal),
-          safeReason,
-        );
-      }
-    }
-    // Sockets that do not finish the closing handshake are cut after a while.
-    const cut = setTimeout(() => {
-      this.client.terminate();
-      this.backend.terminate();
-    }, 5_000);
-    cut.unref();
+    this.sockets.closeFrom(by, code, safeReason);
     void this.record(by, code, safeReason).finally(() => this.resolveDone());
   }
 

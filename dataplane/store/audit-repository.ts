@@ -1,4 +1,10 @@
-import { chainHash, GENESIS_HASH, recordDigest, type AuditFields } from "../audit/audit-record.js";
+import {
+  canonicalJson,
+  chainHash,
+  GENESIS_HASH,
+  sha256Hex,
+  type AuditFields,
+} from "../audit/audit-record.js";
 import { storableRecord } from "../audit/storable-record.js";
 import type { ChainedRecord } from "../audit/verify-chain.js";
 import type { Queryable, SqlParam } from "./database.js";
@@ -96,14 +102,16 @@ export class AuditRepository {
     for (const r of records) {
       seq += 1;
       const fields: AuditFields = { ...r.fields, seq };
-      const digest = recordDigest(fields);
+      // The digested text is the stored JSON too (jsonb keeps the values, not the text).
+      const canonical = canonicalJson(fields);
+      const digest = sha256Hex(canonical);
       const hash = chainHash(prev, digest);
       const base = params.length;
       params.push(
         fields.id,
         seq,
         fields.occurred_at,
-        JSON.stringify(fields),
+        canonical,
         r.content === null ? null : JSON.stringify(r.content),
         digest,
         prev,

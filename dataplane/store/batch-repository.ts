@@ -5,7 +5,19 @@ import type {
   BatchRecord,
   BatchStatus,
 } from "../batches/batch-types.js";
+import {
+  claimLines,
+  insertLines,
+  linesAfter,
+  recordLines,
+  strandedLines,
+  unclaimLine,
+  type ClaimedLine,
+  type LineResult,
+} from "./batch-line-queries.js";
 import type { Database, Queryable } from "./database.js";
+
+export type { ClaimedLine, StoredLine } from "./batch-line-queries.js";
 
 interface BatchRow {
   id: string;
@@ -86,11 +98,6 @@ export interface NewBatch {
   metadata: Record<string, string> | null;
   createdAt: Date;
   expiresAt: Date;
-}
-
-/** A line a worker is about to run or has found unfinished. */
-export interface ClaimedLine extends BatchLine {
-  owner: string | null;
 }
 
 /**
@@ -225,19 +232,7 @@ export class BatchRepository {
     return this.db.transaction(async (tx) => {
       const moved = await this.transition(id, owner, ["validating"], "in_progress", at, tx);
       if (!moved) return false;
-      for (let i = 0; i < lines.length; i += 500) {
-        const slice = lines.slice(i, i + 500);
-        const params: (string | number)[] = [id];
-        const values = slice.map((l) => {
-          params.push(l.lineNo, l.customId, l.body);
-          const n = params.length;
-          return `($1, $${n - 2}, $${n - 1}, $${n})`;
-        });
-        await tx.query(
-          `INSERT INTO batch_lines (batch_id, line_no, custom_id, body) VALUES ${values.join(", ")}`,
-          params,
-        );
-      }
+      await insertLines(tx, id, lines);
       await tx.query("UPDATE batches SET total = $2 WHERE id = $1", [id, lines.length]);
       return true;
     });
@@ -257,45 +252,18 @@ export class BatchRepository {
   }
 
   /** Lines left `running` by another (dead) worker: in flight when it stopped. */
-  async strandedLines(id: string, owner: string): Promise<ClaimedLine[]> {
-    const rows = await this.db.query<LineRow>(
-      `SELECT line_no, custom_id, body, owner FROM batch_lines
-        WHERE batch_id = $1 AND state = 'running' AND owner IS DISTINCT FROM $2
-        ORDER BY line_no`,
-      [id, owner],
-    );
-    return rows.map(toLine);
+  strandedLines(id: string, owner: string): Promise<ClaimedLine[]> {
+    return strandedLines(this.db, id, owner);
   }
 
-  /**
-   * Claims up to `n` pending lines for this worker, only while it still holds the batch's lease.
-   * The claim commits before any line runs. (The pick is a materialised CTE: as a plain `IN`
-   * subquery, SKIP LOCKED may be evaluated again per row and claim more than `n`.)
-   */
-  async claimLines(id: string, owner: string, now: Date, n: number): Promise<ClaimedLine[]> {
-    const rows = await this.db.query<LineRow>(
-      `WITH picked AS MATERIALIZED (
-         SELECT line_no FROM batch_lines
-          WHERE batch_id = $1 AND state = 'pending'
-            AND EXISTS (SELECT 1 FROM batches
-                         WHERE id = $1 AND lease_owner = $2 AND lease_until > $3)
-          ORDER BY line_no LIMIT $4 FOR UPDATE SKIP LOCKED)
-       UPDATE batch_lines l SET state = 'running', owner = $2
-         FROM picked
-        WHERE l.batch_id = $1 AND l.line_no = picked.line_no AND l.state = 'pending'
-        RETURNING l.line_no, l.custom_id, l.body, l.owner`,
-      [id, owner, now, n],
-    );
-    return rows.map(toLine).sort((a, b) => a.lineNo - b.lineNo);
+  /** Claims up to `n` pending lines while this worker holds the lease (batch-line-queries.ts). */
+  claimLines(id: string, owner: string, now: Date, n: number): Promise<ClaimedLine[]> {
+    return claimLines(this.db, id, owner, now, n);
   }
 
   /** Gives a claimed line back (the call was never sent: paused by limits, or shutting down). */
-  async unclaimLine(id: string, owner: string, lineNo: number): Promise<void> {
-    await this.db.query(
-      `UPDATE batch_lines SET state = 'pending', owner = NULL
-        WHERE batch_id = $1 AND line_no = $2 AND state = 'running' AND owner = $3`,
-      [id, lineNo, owner],
-    );
+  unclaimLine(id: string, owner: string, lineNo: number): Promise<void> {
+    return unclaimLine(this.db, id, owner, lineNo);
   }
 
   /** Stores a line's result and counts it, once: only a line still `running` for `owner`. */
@@ -310,56 +278,14 @@ export class BatchRepository {
   }
 
   /** Several results in one transaction (a worker's round); returns how many were recorded. */
-  async recordLines(
-    id: string,
-    owner: string | null,
-    results: readonly { lineNo: number; line: string; isError: boolean }[],
-  ): Promise<number> {
+  async recordLines(id: string, owner: string | null, results: readonly LineResult[]) {
     if (results.length === 0) return 0;
-    return this.db.transaction(async (tx) => {
-      let ok = 0;
-      let failed = 0;
-      for (const r of results) {
-        const rows = await tx.query<{ line_no: number }>(
-          `UPDATE batch_lines SET state = 'done', result = $4, is_error = $5
-            WHERE batch_id = $1 AND line_no = $2 AND state = 'running'
-              AND owner IS NOT DISTINCT FROM $3
-            RETURNING line_no`,
-          [id, r.lineNo, owner, r.line, r.isError],
-        );
-        if (rows.length === 0) continue;
-        if (r.isError) failed++;
-        else ok++;
-      }
-      if (ok + failed > 0) {
-        await tx.query(
-          "UPDATE batches SET completed = completed + $2, failed = failed + $3 WHERE id = $1",
-          [id, ok, failed],
-        );
-      }
-      return ok + failed;
-    });
+    return this.db.transaction((tx) => recordLines(tx, id, owner, results));
   }
 
   /** Lines in order, a page at a time, for writing the output and error files. */
-  async linesAfter(
-    id: string,
-    afterLineNo: number,
-    limit: number,
-    tx: Queryable = this.db,
-  ): Promise<StoredLine[]> {
-    const rows = await tx.query<StoredLineRow>(
-      `SELECT line_no, custom_id, state, result, is_error FROM batch_lines
-        WHERE batch_id = $1 AND line_no > $2 ORDER BY line_no LIMIT $3`,
-      [id, afterLineNo, limit],
-    );
-    return rows.map((r) => ({
-      lineNo: r.line_no,
-      customId: r.custom_id,
-      state: r.state,
-      result: r.result,
-      isError: r.is_error,
-    }));
+  linesAfter(id: string, afterLineNo: number, limit: number, tx: Queryable = this.db) {
+    return linesAfter(tx, id, afterLineNo, limit);
   }
 
   /** Runs fn in one transaction (finalisation: files and status together). */
@@ -379,31 +305,4 @@ export class BatchRepository {
       files.errorFileId,
     ]);
   }
-}
-
-interface LineRow {
-  line_no: number;
-  custom_id: string;
-  body: string;
-  owner: string | null;
-}
-
-function toLine(r: LineRow): ClaimedLine {
-  return { lineNo: r.line_no, customId: r.custom_id, body: r.body, owner: r.owner };
-}
-
-interface StoredLineRow {
-  line_no: number;
-  custom_id: string;
-  state: string;
-  result: string | null;
-  is_error: boolean | null;
-}
-
-export interface StoredLine {
-  lineNo: number;
-  customId: string;
-  state: string;
-  result: string | null;
-  isError: boolean | null;
 }

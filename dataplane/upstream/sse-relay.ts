@@ -4,7 +4,8 @@ import type { InferenceCall } from "../core/inference-call.js";
 import type { StreamPart, StreamTextFilter } from "../core/pipeline.js";
 import { formatSseEvent, SseParser, type SseEvent } from "./sse-parser.js";
 import { FilteredPart, type LogprobEntry, type PartOutput } from "./stream-part.js";
-import { countTextTokens, usageFromUpstream } from "./usage.js";
+import { DeferredTokenCount } from "./deferred-token-count.js";
+import { usageFromUpstream } from "./usage.js";
 
 const MAX_CAPTURE = 1024 * 1024;
 const DONE = "data: [DONE]\n\n";
@@ -37,8 +38,8 @@ export class SseRelay {
   refused: GatewayError | undefined;
   /** The upstream's stream is unusable (not SSE, not JSON, cut before the end). */
   broken: GatewayError | undefined;
-  completionTokens = 0;
   captured = "";
+  private readonly completionCount = new DeferredTokenCount();
   private readonly parser = new SseParser();
   private readonly digest: Hash = createHash("sha256");
   private readonly clientWantsUsage: boolean;
@@ -59,6 +60,11 @@ export class SseRelay {
     this.clientWantsUsage =
       (call.body.stream_options as { include_usage?: boolean } | null | undefined)
         ?.include_usage === true;
+  }
+
+  /** Tokens of the completion text relayed so far, for an estimate when usage is not reported. */
+  get completionTokens(): number {
+    return this.completionCount.total;
   }
 
   get stopped(): boolean {
@@ -174,7 +180,7 @@ export class SseRelay {
   }
 
   private pushText(part: FilteredPart, text: string, entries?: LogprobEntry[]): PartOutput {
-    this.completionTokens += countTextTokens(text);
+    this.completionCount.add(text);
     const out = part.push(text, entries);
     if (out.refusal) this.refused = out.refusal;
     if (part.part.field === "content" && this.call.captureContent) this.capture(out.text);

@@ -127,7 +127,7 @@ export class UpstreamClient {
   }
 
   async send(target: Target, req: UpstreamRequest): Promise<UpstreamResponse> {
-    const url = new URL(joinPath(target.baseUrl, req.path));
+    const url = requestUrl(target.baseUrl, req.path);
     const headers: Record<string, string> = { ...req.headers };
     if (target.credential) headers.authorization = `Bearer ${target.credential}`;
     headers[HOP_HEADER] = this.hopToken;
@@ -137,7 +137,7 @@ export class UpstreamClient {
     try {
       const res = await agent.request({
         origin: url.origin,
-        path: url.pathname + url.search,
+        path: url.path,
         method: req.method,
         headers,
         body: req.body as Dispatcher.DispatchOptions["body"],
@@ -169,6 +169,22 @@ function policedConnector(options: UpstreamClientOptions): buildConnector.connec
     }
     connect(opts, callback);
   };
+}
+
+/** Parsed request URLs by base URL and path: the same few recur on every call. */
+const REQUEST_URLS_MAX = 1024;
+const requestUrls = new Map<string, { origin: string; path: string }>();
+
+function requestUrl(base: string, path: string): { origin: string; path: string } {
+  const key = `${base}\n${path}`;
+  let url = requestUrls.get(key);
+  if (url === undefined) {
+    const parsed = new URL(joinPath(base, path));
+    url = { origin: parsed.origin, path: parsed.pathname + parsed.search };
+    if (requestUrls.size >= REQUEST_URLS_MAX) requestUrls.clear();
+    requestUrls.set(key, url);
+  }
+  return url;
 }
 
 function joinPath(base: string, path: string): string {

@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import { errors as undiciErrors } from "undici";
 import { GatewayError } from "../core/errors.js";
 
@@ -97,6 +98,7 @@ export function describeUpstreamError(err: unknown): string {
 
 /** Reads a whole upstream body, at most `max` bytes; a cut or oversized body is 502. */
 export async function readUpstreamBody(body: AsyncIterable<Uint8Array>, max: number) {
+  if (body instanceof Readable) return readStream(body, max);
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -110,4 +112,43 @@ export async function readUpstreamBody(body: AsyncIterable<Uint8Array>, max: num
     throw upstreamFailure(err);
   }
   return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * readUpstreamBody for a Node stream (undici's bodies): read with events, not an async iterator
+ * (a few microseconds less per call), chunks kept as they come. Fails like the iterator: an error
+ * or a close before the end is an upstream failure; over `max`, the stream is destroyed.
+ */
+function readStream(body: Readable, max: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    let settled = false;
+    const fail = (err: unknown) => {
+      if (settled) return;
+      settled = true;
+      reject(upstreamFailure(err));
+    };
+    body.on("data", (chunk: Uint8Array) => {
+      size += chunk.length;
+      if (size > max) {
+        fail(new GatewayError("upstream_unavailable", "backend error: response too large"));
+        body.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    body.once("end", () => {
+      if (settled) return;
+      settled = true;
+      const only = chunks.length === 1 ? chunks[0] : undefined;
+      resolve(
+        only
+          ? Buffer.from(only.buffer, only.byteOffset, only.byteLength).toString("utf8")
+          : Buffer.concat(chunks).toString("utf8"),
+      );
+    });
+    body.once("error", fail);
+    body.once("close", () => fail(new Error("the response ended before it was complete")));
+  });
 }

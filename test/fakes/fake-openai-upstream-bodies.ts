@@ -169,6 +169,11 @@ export function transcriptIn(
           language: "english",
           duration: 1.5,
           text,
+          words: text.split(" ").map((word, i, all) => ({
+            word,
+            start: (1.5 * i) / all.length,
+            end: (1.5 * (i + 1)) / all.length,
+          })),
           segments: [
             {
               id: 0,

@@ -274,7 +274,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       }
       case "POST /v1/audio/transcriptions": {
         const bytes = entry.upload?.files.reduce((sum, f) => sum + f.bytes, 0) ?? 0;
-        const text = `fake transcription of ${bytes} bytes`;
+        // A scripted transcript (the behaviour's chunks joined), else one that counts the bytes.
+        const text = behaviour.chunks?.join("") ?? `fake transcription of ${bytes} bytes`;
         const transcript = transcriptIn(String(body.response_format ?? "json"), text);
         if (transcript.json !== undefined) sendJson(res, 200, transcript.json, midHangUp);
         else res.writeHead(200, { "content-type": transcript.contentType }).end(transcript.text);

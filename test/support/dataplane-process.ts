@@ -2,27 +2,43 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
-const TSX = path.join(ROOT, "node_modules", ".bin", "tsx");
+/** Kept of stdout+stderr: enough for every assertion on the log, bounded for long load runs. */
+const OUTPUT_CAP = 1_000_000;
+
+export interface DataplaneExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
 
 export interface DataplaneProcess {
   child: ChildProcess;
-  /** Everything the process wrote to stdout (its JSON log) and stderr so far. */
+  /** Everything the process wrote to stdout (its JSON log) and stderr so far (the newest 1 MB). */
   output: () => string;
-  /** Resolves with the exit code when the process ends. */
-  exited: Promise<number | null>;
+  /** What it wrote to stderr alone (start-up messages, the generated admin key). */
+  stderr: () => string;
+  /** Resolves when the process ends. */
+  exited: Promise<DataplaneExit>;
   /** The HTTP port the process logged once it listened. */
   port: Promise<number>;
+  /** `http://127.0.0.1:<port>`. */
+  url: Promise<string>;
+  /** SIGTERM, then waits for the exit. */
   stop(): Promise<void>;
 }
 
-/** `npm start` as a child process on port 0 (embedded store in `env.DATA_DIR`). */
+/**
+ * `npm start` as a child process on 127.0.0.1 with ports chosen by the system (embedded store in
+ * `env.DATA_DIR` unless `DATABASE_URL` is given). Node itself runs it, with tsx as a loader (the
+ * tsx CLI would put a wrapper process in between that a signal would hit instead of the gateway).
+ */
 export function startDataplaneProcess(env: Record<string, string>): DataplaneProcess {
-  const child = spawn(TSX, ["dataplane/main.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "dataplane/main.ts"], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "",
       LOG_LEVEL: "info",
+      HOST: "127.0.0.1",
       PORT: "0",
       GRPC_PORT: "0",
       ...env,
@@ -30,24 +46,43 @@ export function startDataplaneProcess(env: Record<string, string>): DataplanePro
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
-  child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  let err = "";
+  const keep = (s: string) => (out.length > OUTPUT_CAP ? out.slice(-OUTPUT_CAP / 2) : out) + s;
+  child.stderr?.on("data", (d: Buffer) => {
+    err += d.toString();
+    out = keep(d.toString());
+  });
+  const exited = new Promise<DataplaneExit>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
   const port = new Promise<number>((resolve, reject) => {
+    let seen: string | undefined = "";
     child.stdout?.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /"port":(\d+)[^\n]*"msg":"evident listening"/.exec(out);
-      if (m) resolve(Number(m[1]));
+      out = keep(d.toString());
+      if (seen === undefined) return;
+      seen += d.toString();
+      const m = /"port":(\d+)[^\n]*"msg":"evident listening"/.exec(seen);
+      if (m) {
+        seen = undefined;
+        resolve(Number(m[1]));
+      }
     });
-    void exited.then((code) => reject(new Error(`exited with ${code} before listening: ${out}`)));
+    void exited.then(({ code, signal }) =>
+      reject(new Error(`exited with ${code ?? signal} before listening: ${err}`)),
+    );
   });
   port.catch(() => undefined);
+  const url = port.then((p) => `http://127.0.0.1:${p}`);
+  url.catch(() => undefined);
   return {
     child,
     output: () => out,
+    stderr: () => err,
     exited,
     port,
+    url,
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill("SIGTERM");
       await exited;
     },

@@ -139,7 +139,8 @@ export class ResponseRelay {
     call.usage =
       usageFromUpstream(json) ??
       estimatedUsage(countTextTokens(promptText(call.body)), countTextTokens(completionText(json)));
-    const text = JSON.stringify(out);
+    // An answer no stage rewrote goes on as the backend sent it (not serialised again).
+    const text = out === json ? raw : JSON.stringify(out);
     call.responseDigest = sha256Hex(text);
     if (call.captureContent) call.responseContent = out;
     call.outcome = "completed";

@@ -67,21 +67,25 @@ export function buildHttpServer(
 
   const known = routes.map((r) => ({ method: r.method, match: pathMatcher(r.path) }));
 
-  app.addHook("onRequest", async (req, reply) => {
+  // Callback hooks (no promise per request for synchronous work).
+  app.addHook("onRequest", (req, reply, done) => {
     req.startedAt = process.hrtime.bigint();
     reply.header("x-request-id", req.id);
+    done();
   });
 
-  app.addHook("onResponse", async (req, reply) => {
+  app.addHook("onResponse", (req, reply, done) => {
     const route = req.routeOptions.url ?? "unmatched";
     const labels = { route, method: req.method, status: String(reply.statusCode) };
     const seconds = Number(process.hrtime.bigint() - req.startedAt) / 1e9;
     ctx.metrics.httpRequests.inc(labels);
     ctx.metrics.httpDuration.observe(labels, seconds);
-    ctx.logger.info(
-      { request_id: req.id, ...labels, duration_ms: Math.round(seconds * 1e6) / 1e3 },
-      "request",
-    );
+    if (ctx.logger.isLevelEnabled("info"))
+      ctx.logger.info(
+        { request_id: req.id, ...labels, duration_ms: Math.round(seconds * 1e6) / 1e3 },
+        "request",
+      );
+    done();
   });
 
   app.addHook("onRequestAbort", async (req) => {

@@ -7,6 +7,7 @@ import { evaluateInput, evaluateOutput, type GuardrailEvaluation } from "../poli
 import type { GuardConfig, GuardConfigService } from "./guard-config.js";
 import { runModelChecks, type ModelCheckDeps } from "./model-checks.js";
 import { requestTexts, responseTexts } from "./request-texts.js";
+import { joinWords, redactWords, transcriptionWords } from "./transcription-words.js";
 import { streamGuard } from "./stream-guard.js";
 
 /** What the request guard leaves for the response guard of the same call. */
@@ -105,7 +106,8 @@ function responseGuardStage(states: WeakMap<InferenceCall, CallGuardState>): Pip
         if (text !== slot.text) rewritten.set(i, text);
       });
       // The upstream's body is returned as it is unless a text changed (copy on write).
-      return rewritten.size > 0 ? withTexts(body, responseTexts, rewritten) : body;
+      const out = rewritten.size > 0 ? withTexts(body, responseTexts, rewritten) : body;
+      return guardWords(call, state, out);
     },
     openStreamFilter(call, part) {
       const state = states.get(call);
@@ -114,6 +116,32 @@ function responseGuardStage(states: WeakMap<InferenceCall, CallGuardState>): Pip
       return streamGuard(call, state.config, state.placeholders, part);
     },
   };
+}
+
+/** A verbose_json transcription's words[], guarded as one text (transcription-words.ts). */
+function guardWords(
+  call: InferenceCall,
+  state: CallGuardState,
+  body: Record<string, unknown>,
+): Record<string, unknown> {
+  const words = transcriptionWords(body);
+  if (words === undefined) return body;
+  const joined = joinWords(words);
+  const e = evaluateOutput(state.config.policy, state.config.rules, joined.text, {
+    placeholders: state.placeholders,
+  });
+  call.verdicts.push(...e.verdicts);
+  refuse(e);
+  let redacted =
+    e.decision.kind === "redact" ? redactWords(words, joined, e.decision.placeholders) : words;
+  if (state.config.policy.pii.restore_in_response)
+    redacted = redacted.map((w) => ({
+      ...w,
+      word: restorePlaceholders(w.word, state.placeholders),
+    }));
+  const changed =
+    redacted.length !== words.length || redacted.some((w, i) => w.word !== words[i]?.word);
+  return changed ? { ...body, words: redacted } : body;
 }
 
 /** A copy of `body` with the slots numbered in `texts` rewritten; `body` itself is not changed. */

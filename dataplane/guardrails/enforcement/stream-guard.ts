@@ -12,24 +12,24 @@ import { placeholderRestoreScan } from "../pii/stream-scan.js";
 import { evaluateOutput } from "../policy/evaluate.js";
 import type { GuardrailPolicy } from "../policy/policy-schema.js";
 import type { CompiledRule } from "../rules/compile-rule.js";
-import {
-  KeywordPrefixes,
-  placeholderHoldFrom,
-  trailingTokenFrom,
-  valueHoldFrom,
-} from "../stream/hold-back.js";
+import { KeywordPrefixes, placeholderHoldFrom, valueHoldFrom } from "../stream/hold-back.js";
 import {
   IncrementalScanner,
   type ScanResult,
   type ScanSpan,
 } from "../stream/incremental-scanner.js";
 import { LowLatencyScanner } from "../stream/low-latency-scanner.js";
+import { regexPrefixHold } from "../stream/regex-prefix.js";
 import type { GuardConfig } from "./guard-config.js";
 
 /** Buffered mode: the longest value caught whole across chunk boundaries. */
 const STREAM_WINDOW = 256;
-/** Low latency: whole-text checks run from this many characters on, then on every 25% growth. */
+/**
+ * Low latency: whole-text checks run from this many characters on, then on every 25% growth, at
+ * most WHOLE_TEXT_MAX_STEP characters apart (so a block comes at most that long after its cause).
+ */
 const WHOLE_TEXT_STEP = 256;
+const WHOLE_TEXT_MAX_STEP = 1024;
 
 interface Scanner {
   push(text: string): { emit: string; consumed?: number; blocked?: { label: string } };
@@ -64,13 +64,17 @@ function holdFor(policy: GuardrailPolicy, rules: readonly CompiledRule[], part: 
   const keywords = output
     .filter((r) => r.definition.kind === "keyword")
     .map((r) => new KeywordPrefixes(r.definition.keywords ?? [], r.definition.whole_word ?? true));
-  const regex = output.some((r) => r.definition.kind === "regex");
+  const regexes = output
+    .filter((r) => r.definition.kind === "regex")
+    .map((r) => regexPrefixHold(r.definition.pattern ?? "", r.definition.flags ?? ""));
   const values = policy.pii.enabled || output.some((r) => r.definition.kind === "pii");
   const strict = part.field === "arguments";
   return (text: string, from: number): number => {
     let at = values ? valueHoldFrom(text, from, { strict }) : text.length;
     for (const k of keywords) at = Math.min(at, k.holdFrom(text, from));
-    if (regex) at = Math.min(at, trailingTokenFrom(text, from));
+    for (const r of regexes) at = Math.min(at, r.holdFrom(text, from));
+    // The space before a held match goes out with it, so chunks keep the upstream's shape.
+    while (at < text.length && at > from && /\s/u.test(text[at - 1] ?? "")) at--;
     return at;
   };
 }
@@ -158,6 +162,7 @@ export function streamGuard(
         holdFrom: holdFor(policy, rules, part),
         wholeText,
         wholeTextStep: WHOLE_TEXT_STEP,
+        wholeTextMaxStep: WHOLE_TEXT_MAX_STEP,
       })
     : new IncrementalScanner({ window: STREAM_WINDOW, scan });
   const restore: Scanner | undefined = !policy.pii.restore_in_response

@@ -124,11 +124,13 @@ function runSafety(
   text: string,
   detectors: GuardrailDetectors,
   pii: PiiDetection | undefined,
+  direction: Direction,
 ): void {
   const { threshold, categories, action } = policy.safety;
   const check = "content_safety";
+  const subject = direction === "output" ? "answer" : "request";
   const verdict = run.guard(check, "content_safety_block", checkName(check), () =>
-    detectors.safety(text, threshold, categories, pii?.matches, run.views(text)),
+    detectors.safety(text, threshold, categories, pii?.matches, run.views(text), subject),
   );
   if (verdict === undefined) return;
   let driver: { category: string; score: number; limit: number } | undefined;
@@ -248,7 +250,7 @@ function evaluate(
   const run = new Evaluation(policy);
   if (direction === "input" && policy.injection.enabled) runInjection(run, policy, text, detectors);
   const pii = policy.pii.enabled ? detectOnce(text, detectors) : undefined;
-  if (policy.safety.enabled) runSafety(run, policy, text, detectors, pii);
+  if (policy.safety.enabled) runSafety(run, policy, text, detectors, pii, direction);
   if (pii) runPii(run, policy, pii);
   for (const rule of rules)
     if (rule.definition.enabled && rule.appliesTo(direction)) runRule(run, rule, text, map);

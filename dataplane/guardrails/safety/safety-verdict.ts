@@ -2,7 +2,7 @@
 import type { Verdict } from "../verdict.js";
 import type { ScanView } from "../normalize/scan-views.js";
 import { SAFETY_CATEGORIES, type SafetyCategory } from "./safety-categories.js";
-import { scoreSafety, type IdentifierSpan } from "./score-safety.js";
+import { scoreSafety, type IdentifierSpan, type SafetySubject } from "./score-safety.js";
 
 export const DEFAULT_SAFETY_THRESHOLD = 0.5;
 
@@ -16,8 +16,9 @@ export function safetyVerdict(
   categoryThresholds: Partial<Record<SafetyCategory, number>> = {},
   views?: ScanView[],
   identifiers?: readonly IdentifierSpan[],
+  subject: SafetySubject = "request",
 ): Verdict {
-  const { scores, signals } = scoreSafety(text, views, identifiers);
+  const { scores, signals } = scoreSafety(text, views, identifiers, subject);
   let blocking: SafetyCategory | undefined;
   let top: SafetyCategory = SAFETY_CATEGORIES[0];
   for (const c of SAFETY_CATEGORIES) {

@@ -145,11 +145,26 @@ export interface SafetyModels {
   category: LinearModel;
 }
 
+/**
+ * What is judged: a request (a prompt; what the classifiers were trained on) or a model's answer.
+ * On an answer the hazard classifier reads out of its training distribution: ordinary narrative
+ * prose (a story, a memoir, advice on sleep) can get a hazard probability of 0.5-0.85, and with the
+ * category model spread almost evenly over the twelve categories (top share about 0.2) all of it
+ * went to whichever category was marginally on top, often self_harm. So on an answer the
+ * classifier counts in full only when the text corroborates it (a lexicon term of any category or
+ * an evasion shape; not a request shape: "tell", "show me" are ordinary words in an answer);
+ * otherwise its score is scaled by how sure the category model is (top share /
+ * ANSWER_CATEGORY_CONFIDENCE, at most 1). Requests are scored as before.
+ */
+export type SafetySubject = "request" | "answer";
+export const ANSWER_CATEGORY_CONFIDENCE = 0.5;
+
 /** Classifier score per category: the hazard probability, shared out relative to the top category. */
 function classifierScores(
   models: SafetyModels,
   counts: BucketCounts,
   floor: number,
+  uncorroboratedAnswer = false,
 ): Record<SafetyCategory, number> {
   const hazard = predictCounts(models.hazard, counts)[1]!;
   // Below the floor no category can score: skip the category model (most texts end here).
@@ -158,8 +173,9 @@ function classifierScores(
   let top = 0;
   for (const v of q) top = Math.max(top, v);
   const scores = emptyScores();
+  const confidence = uncorroboratedAnswer ? Math.min(1, top / ANSWER_CATEGORY_CONFIDENCE) : 1;
   SAFETY_CATEGORIES.forEach((category, i) => {
-    const m = hazard * (q[i]! / (top || 1));
+    const m = hazard * (q[i]! / (top || 1)) * confidence;
     scores[category] = Math.max(0, (m - floor) / (1 - floor));
   });
   return scores;
@@ -235,17 +251,29 @@ export function scoreSafetyWith(
   views = buildScanViews(text),
   floor = SAFETY_CLASSIFIER_FLOOR,
   identifiers?: readonly IdentifierSpan[],
+  subject: SafetySubject = "request",
 ): SafetyScore {
   const matched = new Map<SafetySignal, string>();
   const signals = lexiconSignals(views, matched);
-  // The intent only weighs lexicon terms: without any, the rule scores are 0 whatever it is.
+  // The intent weighs lexicon terms, and on an answer without any tells whether it is evasive;
+  // otherwise it changes nothing and is not worked out.
+  const intent = signals.length > 0 || subject === "answer" ? combinedIntent(views) : undefined;
   const rules =
-    signals.length === 0 ? emptyScores() : ruleScores(signals, matched, combinedIntent(views));
+    intent === undefined || signals.length === 0
+      ? emptyScores()
+      : ruleScores(signals, matched, intent);
+  const uncorroborated =
+    subject === "answer" && signals.length === 0 && intent !== undefined && !intent.evasion;
   const learned =
     models === undefined
       ? emptyScores()
       : scaled(
-          classifierScores(models, classifierCounts(text, views, identifiers), floor),
+          classifierScores(
+            models,
+            classifierCounts(text, views, identifiers),
+            floor,
+            uncorroborated,
+          ),
           evidenceOf(views),
         );
   const scores = emptyScores();
@@ -262,6 +290,7 @@ export function scoreSafety(
   text: string,
   views?: ScanView[],
   identifiers?: readonly IdentifierSpan[],
+  subject: SafetySubject = "request",
 ): SafetyScore {
   return scoreSafetyWith(
     text,
@@ -269,5 +298,6 @@ export function scoreSafety(
     views ?? buildScanViews(text),
     undefined,
     identifiers,
+    subject,
   );
 }

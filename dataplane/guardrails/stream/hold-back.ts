@@ -196,13 +196,6 @@ export class KeywordPrefixes {
   }
 }
 
-/** For regex rules (no partial matching in JS): the trailing token, unless it is complete. */
-export function trailingTokenFrom(text: string, from: number): number {
-  if (text.length === from || /\s$/u.test(text)) return text.length;
-  const m = /\S+$/u.exec(text.slice(from));
-  return m === null ? text.length : from + m.index;
-}
-
 /** For placeholder restoring: a "[" that may open a placeholder still arriving. */
 export function placeholderHoldFrom(text: string, from: number, longest: number): number {
   const open = text.lastIndexOf("[");

@@ -117,3 +117,24 @@ test("at most maxHold characters are held", (t) => {
   t.true(out.emit.length > 0);
   t.true(36 - out.consumed <= 16);
 });
+
+test("on a long answer a whole-text check still trips within wholeTextMaxStep characters", (t) => {
+  const s = scanner({
+    wholeText: (text) => (text.includes("forbidden") ? "content_safety_block" : undefined),
+    wholeTextStep: 256,
+    wholeTextMaxStep: 1024,
+  });
+  const fine = "and the reading room stays quiet until noon ".repeat(4);
+  let sent = 0;
+  while (sent < 20_000) sent += s.push(fine).emit.length;
+  const tripAt = sent;
+  let blocked = s.push(" then the forbidden part").blocked;
+  let released = sent;
+  while (blocked === undefined && released < tripAt + 5000) {
+    const r = s.push(fine);
+    blocked = r.blocked;
+    released = r.consumed;
+  }
+  t.is(blocked?.label, "content_safety_block");
+  t.true(released - tripAt <= 1024 + fine.length, `${released - tripAt} characters after it`);
+});

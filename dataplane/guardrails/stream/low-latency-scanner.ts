@@ -10,8 +10,9 @@ import type { ScanResult, ScanSpan } from "./incremental-scanner.js";
  *   already released text before it, so a cue in an earlier chunk ("phone: ") still counts.
  * - Whole-text detectors (`wholeText`: content safety, token limits) judge the text so far: once
  *   it has `wholeTextStep` characters, then whenever it has grown by a quarter (at least
- *   `wholeTextStep` characters), and at the end. A block stops the stream there: what was already
- *   released stays released.
+ *   `wholeTextStep`, at most `wholeTextMaxStep` characters), and at the end. A block stops the
+ *   stream there: what was already released stays released, so at most `wholeTextMaxStep`
+ *   characters go out after the text that tripped it.
  * - At most `maxHold` characters are held; a value longer than that can be released in parts.
  * - A cut never falls between the two halves of a surrogate pair.
  */
@@ -24,6 +25,7 @@ export interface LowLatencyScannerOptions {
   context?: number;
   maxHold?: number;
   wholeTextStep?: number;
+  wholeTextMaxStep?: number;
 }
 
 export interface LowLatencyOutput {
@@ -43,6 +45,7 @@ export class LowLatencyScanner {
   private readonly context: number;
   private readonly maxHold: number;
   private readonly step: number;
+  private readonly maxStep: number;
   private released = "";
   private pending = "";
   private consumed = 0;
@@ -54,6 +57,7 @@ export class LowLatencyScanner {
     this.context = options.context ?? 256;
     this.maxHold = options.maxHold ?? 256;
     this.step = options.wholeTextStep ?? 512;
+    this.maxStep = Math.max(this.step, options.wholeTextMaxStep ?? 1024);
   }
 
   push(chunk: string): LowLatencyOutput {
@@ -61,7 +65,8 @@ export class LowLatencyScanner {
     this.pending += chunk;
     if (this.seen.length < MAX_SEEN) this.seen += chunk;
     const grown = this.seen.length - this.judged;
-    if (grown >= Math.max(this.step, this.judged / 4) && this.judgeWhole()) return this.stopped();
+    const due = Math.min(this.maxStep, Math.max(this.step, this.judged / 4));
+    if (grown >= due && this.judgeWhole()) return this.stopped();
     return this.flush(false);
   }
 

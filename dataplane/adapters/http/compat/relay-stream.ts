@@ -17,6 +17,11 @@ import {
 import { clientAbortSignal, failCall, upstreamBody } from "./call-lifecycle.js";
 
 const MAX_UPSTREAM_ERROR = 1024 * 1024;
+/**
+ * The response headers go out with the first relayed bytes (one write, not two); when nothing has
+ * been relayed this long after the backend answered, they go out alone.
+ */
+const HEADERS_ALONE_AFTER_MS = 25;
 
 /**
  * A streamed chat completion. Until the upstream answers with a stream, failures are ordinary
@@ -88,11 +93,19 @@ export async function relayStream(
     "x-accel-buffering": "no",
     "x-request-id": call.requestId,
   });
-  raw.flushHeaders();
+  const headersAlone = setTimeout(() => {
+    if (!raw.destroyed && !raw.headersSent) raw.flushHeaders();
+  }, HEADERS_ALONE_AFTER_MS);
   const relay = new SseRelay(call, (part) => ctx.pipeline.openStreamFilter(call, part));
   const write = async (text: string) => {
     if (text.length === 0 || raw.destroyed) return;
+    clearTimeout(headersAlone);
     if (!raw.write(text)) await drainedOrClosed(raw);
+  };
+  /** The last bytes and the end of the response in one write. */
+  const end = (text: string) => {
+    clearTimeout(headersAlone);
+    if (!raw.destroyed) raw.end(text);
   };
   const estimate = () =>
     estimatedUsage(countTextTokens(promptText(call.body)), relay.completionTokens);
@@ -128,8 +141,7 @@ export async function relayStream(
     call.responseDigest = relay.responseDigest(true);
     if (call.captureContent) call.responseContent = { text: relay.captured };
     await ctx.pipeline.finish(call);
-    await write(tail);
-    raw.end();
+    end(tail);
   } catch (err) {
     const error = abort.signal.aborted ? undefined : toGatewayError(err);
     call.outcome = abort.signal.aborted
@@ -145,10 +157,7 @@ export async function relayStream(
         ? new GatewayError("upstream_unavailable", "backend error: the stream was interrupted")
         : (error ?? new GatewayError("upstream_unavailable", "the client went away"));
     await failCall(ctx, call, failure);
-    if (!raw.destroyed) {
-      await write(formatSseEvent(JSON.stringify(errorEnvelope(failure))));
-      raw.end();
-    }
+    end(formatSseEvent(JSON.stringify(errorEnvelope(failure))));
   }
   return undefined;
 }
