@@ -31,6 +31,7 @@ const SECTIONS: [string, Section][] = [
   ["soak", soakSection],
   ["analytics", (await import("./sections/analytics.js")).analyticsSection],
   ["paced-stream", pacedStreamSection],
+  ["rag-ingest", (await import("./sections/rag-ingest.js")).ragIngestSection],
 ];
 
 const options = benchOptionsFromProcess();

@@ -30,6 +30,7 @@ import type { RedisConnection } from "../store/redis-connection.js";
 import type { PromptService } from "../prompts/prompt-service.js";
 import type { CacheConfigService } from "../cache/cache-config.js";
 import type { CacheRepository } from "../store/cache-repository.js";
+import type { RagService } from "../rag/rag-service.js";
 
 /** A named readiness condition; /readyz is 200 only when every one holds. */
 export type ReadinessCheck = () => Promise<boolean> | boolean;
@@ -69,4 +70,5 @@ export interface AppContext {
   startedAt: number;
   prompts: PromptService;
   responseCache: { repo: CacheRepository; configs: CacheConfigService };
+  rag: RagService;
 }

@@ -70,17 +70,21 @@ import { createTracing, traced } from "../observability/tracing.js";
 import { promptRoutes } from "../adapters/http/routes/prompts.js";
 import { cacheRoutes } from "../adapters/http/routes/cache.js";
 import { PromptService } from "../prompts/prompt-service.js";
+import { PromptFeedbackRepository } from "../store/prompt-feedback-repository.js";
 import { PromptRepository } from "../store/prompt-repository.js";
 import { CacheRepository } from "../store/cache-repository.js";
 import { CacheConfigService } from "../cache/cache-config.js";
 import { cacheStage, startExpirySweep } from "../cache/cache-stage.js";
 import { policyVersionOf } from "../cache/cache-key.js";
-import { gatewayEmbedder } from "../cache/embedder.js";
+import { pipelineEmbedder } from "../adapters/http/compat/cache-embedding-call.js";
 import { batchRoutes } from "../adapters/http/routes/batches.js";
 import { fileRoutes } from "../adapters/http/routes/files.js";
 import { BatchRepository } from "../store/batch-repository.js";
 import { FileRepository } from "../store/file-repository.js";
 import { buildBatchRunner } from "./batch-wiring.js";
+import { buildRag } from "./rag-wiring.js";
+import { ragCollectionRoutes } from "../adapters/http/routes/rag-collections.js";
+import { ragDocumentRoutes } from "../adapters/http/routes/rag-documents.js";
 import { attachRealtime } from "../adapters/http/realtime-upgrade.js";
 import { realtimeRoutes } from "../adapters/http/routes/realtime.js";
 import { CLOSE } from "../realtime/realtime-session.js";
@@ -269,7 +273,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
           const c = await guardConfig.forCall(call.caller.customer.id, call.caller.key.id);
           return policyVersionOf(c.policy, c.rules);
         },
-        embed: gatewayEmbedder({ routing, health, upstream, retries: config.UPSTREAM_RETRIES }),
+        // The embedding is a call of its own through this pipeline (ctx exists by the first call).
+        embed: pipelineEmbedder(() => ctx),
         clock,
         logger,
       }),
@@ -280,6 +285,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     audit: traced(tracing, analytics.auditStage(audit.stage()), "evident.audit", true),
   });
 
+  const rag = await buildRag(
+    { db, config, clock, logger, apiKeys, customers, guardConfig },
+    () => ctx,
+  );
   const ctx: AppContext = {
     config,
     clock,
@@ -321,8 +330,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ["audit", () => !writer.saturated],
     ]),
     startedAt: clock.now(),
-    prompts: new PromptService(new PromptRepository(db)),
+    prompts: new PromptService(new PromptRepository(db), new PromptFeedbackRepository(db)),
     responseCache: { repo: cacheRepo, configs: cacheConfigs },
+    rag: rag.service,
   };
 
   const inventory = async () => {
@@ -353,6 +363,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...cacheRoutes(ctx),
     ...fileRoutes(ctx),
     ...batchRoutes(ctx, batchRunner),
+    ...ragCollectionRoutes(ctx),
+    ...ragDocumentRoutes(ctx),
     ...realtimeRoutes(),
   ];
   const openApiRoute = route({
@@ -371,6 +383,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // Records left in the local log by a crash, and start-up's own, reach the store before serving.
   await writer.caughtUp();
   batchRunner.start();
+  rag.worker.start();
 
   return {
     ctx,
@@ -380,6 +393,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       realtime.closeAll(CLOSE.goingAway, "gateway shutting down");
       await http.close();
       await batchRunner.stop();
+      await rag.worker.stop();
+      await rag.extraction.close();
       await usage.stop();
       await routing.stop();
       await upstream.close();

@@ -9,6 +9,8 @@ const booleanFromEnv = z
 const port = z.coerce.number().int().min(0).max(65535);
 
 const DEFAULT_CONCURRENCY = { free: 4, pro: 32, business: 64, enterprise: 128 };
+/** RAG storage per customer by tier, in MiB of uploaded documents (docs/rag.md "Caps"). */
+const DEFAULT_RAG_STORAGE_MB = { free: 50, pro: 1024, business: 10_240, enterprise: 102_400 };
 
 function isCidr(text: string): boolean {
   const [address = "", prefix] = text.split("/");
@@ -192,6 +194,43 @@ const configSchema = z.object({
     .min(64 * 1024)
     .max(1024 * 1024 * 1024)
     .default(8 * 1024 * 1024),
+  /** RAG: stored MiB of documents per customer by tier ("free=50,pro=1024"; unnamed tiers keep defaults). */
+  RAG_STORAGE_MB: z
+    .string()
+    .transform((v, ctx) => {
+      const caps = { ...DEFAULT_RAG_STORAGE_MB };
+      for (const part of v.split(",").filter((p) => p.trim() !== "")) {
+        const [tier = "", n = ""] = part.split("=").map((x) => x.trim());
+        const value = Number(n);
+        if (!(tier in caps) || !Number.isInteger(value) || value < 0 || value > 100_000_000) {
+          ctx.addIssue({
+            code: "custom",
+            message: "must be tier=MiB pairs, e.g. free=50,pro=1024",
+          });
+          return z.NEVER;
+        }
+        caps[tier as keyof typeof caps] = value;
+      }
+      return caps;
+    })
+    .default(DEFAULT_RAG_STORAGE_MB),
+  /** RAG: largest document upload, in bytes (413 beyond). */
+  RAG_MAX_DOCUMENT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 ** 3)
+    .default(20 * 1024 * 1024),
+  /** RAG: uploads up to this size are ingested before the upload answers; larger ones are queued. */
+  RAG_SYNC_INGEST_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1024 ** 3)
+    .default(256 * 1024),
+  /** RAG ingestion worker: polling interval and lease on a document being ingested. */
+  RAG_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
+  RAG_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(300_000),
 });
 
 export type Config = z.infer<typeof configSchema>;

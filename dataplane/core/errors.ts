@@ -22,6 +22,8 @@ const KINDS = {
   budget_exceeded: { status: 402, type: "budget_error" },
   tier_restricted: { status: 403, type: "permission_error" },
   insufficient_role: { status: 403, type: "permission_error" },
+  /** A RAG collection classified above the key's classification level. */
+  classification_restricted: { status: 403, type: "permission_error" },
   // 404 / 405
   route_not_found: { status: 404, type: "not_found_error" },
   model_not_found: { status: 404, type: "not_found_error" },
@@ -35,6 +37,8 @@ const KINDS = {
   // 408 / 413 / 414 / 415 / 422 / 429 / 431
   request_timeout: { status: 408, type: "invalid_request_error" },
   request_too_large: { status: 413, type: "invalid_request_error" },
+  /** A RAG upload would take the customer's stored bytes past the tier's cap. */
+  storage_cap_exceeded: { status: 413, type: "invalid_request_error" },
   uri_too_long: { status: 414, type: "invalid_request_error" },
   unsupported_media_type: { status: 415, type: "invalid_request_error" },
   upgrade_required: { status: 426, type: "invalid_request_error" },

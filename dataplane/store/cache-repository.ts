@@ -1,4 +1,10 @@
 import type { Database, SqlParam } from "./database.js";
+import {
+  HnswIndexes,
+  prepareVectorSearch,
+  vectorDims as dims,
+  type VectorSearchKind,
+} from "./vector-search.js";
 
 export interface CacheEntry {
   customerId: string;
@@ -82,13 +88,6 @@ const toStored = (r: EntryRow): StoredEntry => ({
   lastHitAt: r.last_hit_at === null ? null : new Date(r.last_hit_at),
 });
 
-/** Dimensions of a vector as a SQL literal: an integer we produced, never caller text. */
-function dims(v: readonly number[]): number {
-  const n = v.length;
-  if (!Number.isInteger(n) || n < 1 || n > 16_000) throw new Error("bad embedding dimensions");
-  return n;
-}
-
 /**
  * The response cache's entries and per-customer settings. Every query names the customer.
  * Semantic lookups use pgvector (an HNSW index per embedding dimension over `embedding::vector`)
@@ -97,27 +96,19 @@ function dims(v: readonly number[]): number {
  */
 export class CacheRepository {
   private vectorSearch = false;
-  private readonly indexed = new Set<number>();
+  private readonly indexes: HnswIndexes;
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Database) {
+    this.indexes = new HnswIndexes(db, "cache_entries", "embedding");
+  }
 
   /** Creates pgvector if the database offers it; returns the semantic search in use. */
-  async prepareVectors(): Promise<"pgvector_hnsw" | "exact_scan"> {
-    try {
-      const [row] = await this.db.query<{ n: number | string }>(
-        "SELECT count(*) AS n FROM pg_available_extensions WHERE name = 'vector'",
-      );
-      if (Number(row?.n ?? 0) > 0) {
-        await this.db.exec("CREATE EXTENSION IF NOT EXISTS vector");
-        this.vectorSearch = true;
-      }
-    } catch {
-      this.vectorSearch = false;
-    }
+  async prepareVectors(): Promise<VectorSearchKind> {
+    this.vectorSearch = (await prepareVectorSearch(this.db)) === "pgvector_hnsw";
     return this.searchKind;
   }
 
-  get searchKind(): "pgvector_hnsw" | "exact_scan" {
+  get searchKind(): VectorSearchKind {
     return this.vectorSearch ? "pgvector_hnsw" : "exact_scan";
   }
 
@@ -173,8 +164,9 @@ export class CacheRepository {
   ): Promise<NearestEntry | undefined> {
     const d = dims(vector);
     const params: SqlParam[] = [customerId, scopeHash, embeddingModel, now];
-    const filter = `customer_id = $1 AND scope_hash = $2 AND embedding_model = $3 AND expires_at > $4
-      AND array_length(embedding, 1) = ${d}`;
+    const live =
+      "customer_id = $1 AND scope_hash = $2 AND embedding_model = $3 AND expires_at > $4";
+    const filter = `${live} AND array_length(embedding, 1) = ${d}`;
     const rows = this.vectorSearch
       ? await this.ensureIndex(d).then(() =>
           this.db.transaction(async (tx) => {
@@ -189,7 +181,7 @@ export class CacheRepository {
             );
           }),
         )
-      : await this.scan(filter, params, vector);
+      : await this.scan(live, d, params, vector);
     const [row] = rows;
     if (!row) return undefined;
     return {
@@ -204,17 +196,21 @@ export class CacheRepository {
 
   /**
    * The exact scan: a dot product with each of the newest EXACT_SCAN_LIMIT live entries of the
-   * scope (bounded, so a miss never scans an unbounded table), then the best entry by key.
+   * scope (bounded, so a miss never scans an unbounded table; read in order from
+   * cache_entries_newest_idx), then the best entry by key. The dimension is checked outside the
+   * bounded read (one embedding model has one dimension) so that the planner reads the index.
    */
   private async scan(
-    filter: string,
+    live: string,
+    d: number,
     params: SqlParam[],
     vector: readonly number[],
   ): Promise<NearestRow[]> {
     const [best] = await this.db.query<{ key_hash: string; similarity: number | string }>(
       `SELECT key_hash, (SELECT sum(a * b) FROM unnest(embedding, $5::real[]) AS t(a, b)) AS similarity
-         FROM (SELECT key_hash, embedding FROM cache_entries WHERE ${filter}
+         FROM (SELECT key_hash, embedding FROM cache_entries WHERE ${live}
                 ORDER BY created_at DESC LIMIT ${EXACT_SCAN_LIMIT}) newest
+        WHERE array_length(embedding, 1) = ${d}
         ORDER BY similarity DESC LIMIT 1`,
       [...params, vector],
     );
@@ -227,13 +223,9 @@ export class CacheRepository {
     return rows;
   }
 
-  private async ensureIndex(d: number): Promise<void> {
-    if (this.indexed.has(d)) return;
-    await this.db.exec(
-      `CREATE INDEX IF NOT EXISTS cache_entries_hnsw_${d} ON cache_entries
-         USING hnsw ((embedding::vector(${d})) vector_ip_ops) WHERE array_length(embedding, 1) = ${d}`,
-    );
-    this.indexed.add(d);
+  /** The HNSW index of vectors of this length (store/vector-search.ts, shared with RAG). */
+  private ensureIndex(d: number): Promise<void> {
+    return this.indexes.ensure(d);
   }
 
   /** Stores (or replaces) an entry. */

@@ -181,6 +181,16 @@ export function buildOpenApi(routes: readonly AnyRouteSpec[]): JsonSchema {
         required: true,
         content: { "application/json": { schema: components.convert(spec.body, "input") } },
       };
+    } else if (spec.requestBodies) {
+      op.requestBody = {
+        required: true,
+        content: Object.fromEntries(
+          Object.entries(spec.requestBodies).map(([type, schema]) => [
+            type,
+            { schema: components.convert(schema, "input") },
+          ]),
+        ),
+      };
     }
     const key = openApiPath(spec.path);
     paths[key] = { ...(paths[key] ?? {}), [spec.method.toLowerCase()]: op };

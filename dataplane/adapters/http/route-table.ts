@@ -52,6 +52,8 @@ export interface RouteSpec<
   responses: Record<number, ResponseSpec>;
   /** Parse the body as raw bytes/stream instead of JSON (multipart uploads). */
   rawBody?: boolean;
+  /** The bodies a rawBody route accepts, by content type, for /openapi.json. */
+  requestBodies?: Record<string, z.ZodType>;
   /** A management action recorded in the audit log after success (e.g. "key.revoke"). */
   audit?: string;
   /**
@@ -78,6 +80,7 @@ export interface AnyRouteSpec {
   params?: z.ZodType;
   responses: Record<number, ResponseSpec>;
   rawBody?: boolean;
+  requestBodies?: Record<string, z.ZodType>;
   audit?: string;
   recordRefused?: RecordRefused;
   handler: (input: HandlerInput<unknown, unknown, unknown>) => Promise<RouteResult | undefined>;

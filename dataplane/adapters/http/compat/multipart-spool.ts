@@ -21,11 +21,13 @@ const MAX_FIELD_BYTES = 64 * 1024;
 /**
  * Parses a multipart upload as it streams in: form fields are kept (small, bounded), the one file
  * part is written to a temporary file on disk, never held in memory. Over `maxFileBytes` -> 413.
+ * `what` names the upload in error messages ("audio", "document").
  */
 export async function spoolMultipart(
   headers: Record<string, string | string[] | undefined>,
   body: Readable,
   maxFileBytes: number,
+  what = "audio",
 ): Promise<SpooledUpload> {
   const dir = await mkdtemp(path.join(tmpdir(), "evident-upload-"));
   const cleanup = () => rm(dir, { recursive: true, force: true });
@@ -63,7 +65,7 @@ export async function spoolMultipart(
     const target = path.join(dir, "upload");
     const current = {
       path: target,
-      filename: info.filename || "audio",
+      filename: info.filename || what,
       mimeType: info.mimeType,
       size: 0,
     };
@@ -84,24 +86,31 @@ export async function spoolMultipart(
     for (const stream of fileStreams) stream.destroy();
     await Promise.allSettled(writes);
     await cleanup();
-    if (tooLarge) throw tooLargeError(maxFileBytes);
+    if (tooLarge) throw tooLargeError(maxFileBytes, what);
     // The body deadline (408) and the like pass through as they are.
     if (err instanceof GatewayError) throw err;
     throw new GatewayError("invalid_request", "malformed multipart/form-data request");
   }
   if (tooLarge) {
     await cleanup();
-    throw tooLargeError(maxFileBytes);
+    throw tooLargeError(maxFileBytes, what);
   }
   if (!file) {
     await cleanup();
-    throw new GatewayError("validation_failed", "an audio file is required", {
-      detail: [{ loc: ["body", "file"], msg: "field required", type: "missing" }],
-    });
+    throw new GatewayError(
+      "validation_failed",
+      `the ${what} file is required (form field "file")`,
+      {
+        detail: [{ loc: ["body", "file"], msg: "field required", type: "missing" }],
+      },
+    );
   }
   return { fields, file, cleanup };
 }
 
-function tooLargeError(max: number): GatewayError {
-  return new GatewayError("request_too_large", `audio upload is larger than the ${max}-byte limit`);
+function tooLargeError(max: number, what: string): GatewayError {
+  return new GatewayError(
+    "request_too_large",
+    `${what} upload is larger than the ${max}-byte limit`,
+  );
 }
