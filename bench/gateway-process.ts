@@ -3,8 +3,11 @@
  * (random port). `gateway-process.ts [postgres URL | data directory]`: without an argument it
  * runs on an embedded in-memory PGlite store (like test/support/test-app.ts); with a postgres://
  * URL, on that database; with a directory, on the embedded default (PGlite on disk in that
- * DATA_DIR, opened the way `npm start` opens it). On Postgres the local audit log goes to a fresh
- * temporary directory (removed on exit), so runs never share one or replay an earlier run's log.
+ * DATA_DIR, opened the way `npm start` opens it).
+ * Without a directory (in memory, or on Postgres) it still gets a DATA_DIR of its own (a fresh
+ * temporary one, removed when it stops): the local audit log and key files live there, so runs
+ * never share a log (two bench gateways on the default DATA_DIR would collide on its lock) nor
+ * replay an earlier run's.
  * Prints {"url": "...", "adminKey": "..."} once listening; stops on SIGTERM.
  */
 import { mkdtemp, rm } from "node:fs/promises";
@@ -20,18 +23,18 @@ import { announceReady } from "./processes/child-control.js";
 
 const argument = process.argv[2];
 const databaseUrl = argument?.startsWith("postgres") ? argument : undefined;
-const dataDir = argument !== undefined && databaseUrl === undefined ? argument : undefined;
+const givenDataDir = argument !== undefined && databaseUrl === undefined ? argument : undefined;
+const tempDataDir =
+  givenDataDir === undefined ? await mkdtemp(join(tmpdir(), "evident-bench-gateway-")) : undefined;
 const adminKey = generateApiKey();
-const spoolDir = databaseUrl ? await mkdtemp(join(tmpdir(), "evident-bench-spool-")) : undefined;
 const config = loadConfig({
   LOG_LEVEL: "silent",
   EVIDENT_ADMIN_KEY: adminKey,
+  DATA_DIR: givenDataDir ?? tempDataDir ?? "",
   ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-  ...(dataDir ? { DATA_DIR: dataDir } : {}),
-  ...(spoolDir ? { AUDIT_SPOOL_DIR: spoolDir } : {}),
 });
 const stores =
-  databaseUrl || dataDir
+  databaseUrl || givenDataDir
     ? undefined
     : { db: await openPglite(undefined), redis: undefined, broadcast: memoryBroadcast() };
 const app = await createApp(config, { logger: pino({ level: "silent" }), stores });
@@ -41,5 +44,5 @@ const port = typeof address === "object" && address ? address.port : 0;
 announceReady({ url: `http://127.0.0.1:${port}`, adminKey }, async () => {
   await app.close();
   await stores?.db.close();
-  if (spoolDir) await rm(spoolDir, { recursive: true, force: true });
+  if (tempDataDir !== undefined) await rm(tempDataDir, { recursive: true, force: true });
 });

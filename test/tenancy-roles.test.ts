@@ -97,6 +97,28 @@ test("a created key's classification floor is never below its creator's", async 
   t.is(inherited.json.classification_floor, "restricted", "the default is the creator's floor");
 });
 
+test("a member cannot mint a key above its own floor (the floor is its RAG clearance); an admin can", async (t) => {
+  const cus = await customer();
+  const member = await key(app.adminKey, { customer_id: cus, classification_floor: "internal" });
+  for (const floor of ["confidential", "restricted"]) {
+    const higher = await call(app.url, "POST", "/api/v1/keys", member.key, {
+      customer_id: cus,
+      name: "higher",
+      classification_floor: floor,
+    });
+    t.is(higher.status, 403, floor);
+    t.is(errorOf(higher.json).code, "insufficient_role");
+  }
+  const same = await call(app.url, "POST", "/api/v1/keys", member.key, {
+    customer_id: cus,
+    name: "same",
+    classification_floor: "internal",
+  });
+  t.is(same.status, 201);
+  const byAdmin = await key(app.adminKey, { customer_id: cus, classification_floor: "restricted" });
+  t.truthy(byAdmin.key);
+});
+
 test("legal holds and retention need the compliance role; a member cannot undo them; changes are audited with who did it", async (t) => {
   const cus = await customer();
   const member = await key(app.adminKey, { customer_id: cus });

@@ -9,6 +9,8 @@
  * BENCH_SOAK_SECONDS: length of the soak section (default 0: skipped; 600 for the issue's figure).
  * BENCH_SECTIONS: comma-separated section keys to run (default all; see bench/run.ts).
  * BENCH_QUICK=1: one round of 1 s runs, for a quick look (not for reported results).
+ * BENCH_CACHE_STORES: comma-separated stores of the cache section's lookup costs (pgvector, scan,
+ *   postgres; default all, postgres only with BENCH_POSTGRES_URL).
  */
 export interface BenchOptions {
   rounds: number;
@@ -30,6 +32,8 @@ export interface BenchOptions {
   soakSeconds: number;
   /** Section keys to run; undefined: all. */
   sections: string[] | undefined;
+  /** The cache section's stores (pgvector, scan, postgres); undefined: all. */
+  cacheStores: string[] | undefined;
 }
 
 function positiveNumber(name: string, raw: string | undefined, fallback: number): number {
@@ -58,6 +62,7 @@ export function benchOptionsFromProcess(): BenchOptions {
   const seconds = positiveNumber("BENCH_SECONDS", process.env.BENCH_SECONDS, quick ? 1 : 2);
   const soak = process.env.BENCH_SOAK_SECONDS;
   const sections = process.env.BENCH_SECTIONS;
+  const cacheStores = process.env.BENCH_CACHE_STORES;
   return {
     rounds,
     throughputSeconds: seconds,
@@ -70,5 +75,6 @@ export function benchOptionsFromProcess(): BenchOptions {
     soakSeconds:
       soak === undefined || soak === "0" ? 0 : positiveNumber("BENCH_SOAK_SECONDS", soak, 0),
     sections: sections ? sections.split(",").map((s) => s.trim()) : undefined,
+    cacheStores: cacheStores ? cacheStores.split(",").map((s) => s.trim()) : undefined,
   };
 }

@@ -7,8 +7,13 @@ import { createInterface } from "node:readline";
 export interface CpuReply {
   /** User + system CPU time of this process so far, in microseconds. */
   cpuUs: number;
-  /** Resident set size now, in bytes. */
+  /** Resident set size now, in bytes (every thread of the process: the PGlite worker too). */
   rssBytes: number;
+  /** The main thread's V8 heap in use, and memory outside it (Buffers, ArrayBuffers), in bytes. */
+  heapUsedBytes: number;
+  heapTotalBytes: number;
+  externalBytes: number;
+  arrayBuffersBytes: number;
 }
 
 export function announceReady(info: object, close: () => Promise<void>): void {
@@ -17,7 +22,15 @@ export function announceReady(info: object, close: () => Promise<void>): void {
   lines.on("line", (line) => {
     if (line.trim() !== "cpu") return;
     const { user, system } = process.cpuUsage();
-    const reply: CpuReply = { cpuUs: user + system, rssBytes: process.memoryUsage.rss() };
+    const memory = process.memoryUsage();
+    const reply: CpuReply = {
+      cpuUs: user + system,
+      rssBytes: memory.rss,
+      heapUsedBytes: memory.heapUsed,
+      heapTotalBytes: memory.heapTotal,
+      externalBytes: memory.external,
+      arrayBuffersBytes: memory.arrayBuffers,
+    };
     process.stdout.write(`${JSON.stringify(reply)}\n`);
   });
   process.once("SIGTERM", () => {

@@ -9,6 +9,8 @@ import type { CpuReply } from "./child-control.js";
 
 export interface Child<T> {
   info: T;
+  /** The child's process id (for signals such as --heapsnapshot-signal). */
+  pid: number | undefined;
   /** CPU time (user + system) the child has used so far, in microseconds. */
   cpuUs(): Promise<number>;
   /** CPU time so far (µs) and resident set size now (bytes). */
@@ -71,6 +73,7 @@ export async function startChild<T>(
     });
   return {
     info,
+    pid: child.pid,
     stats,
     cpuUs: async () => (await stats()).cpuUs,
     async stop() {

@@ -4,6 +4,9 @@
  * a time while the batch runs, against the same calls before it. In one process (gateway on
  * in-memory PGlite, the fake upstream, and the interactive client): ratios, not absolute figures.
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { pino } from "pino";
 import { createApp } from "../../dataplane/app/create-app.js";
 import { memoryBroadcast } from "../../dataplane/broadcast/broadcast.js";
@@ -35,8 +38,11 @@ export const batchesSection: Section = {
   async run({ log }): Promise<SectionReport> {
     const upstream = await startFakeUpstream({ models: [MODEL], recordRequests: false });
     const adminKey = generateApiKey();
+    // Its own DATA_DIR: the local audit log there must not collide with another gateway's.
+    const dataDir = await mkdtemp(join(tmpdir(), "evident-bench-batches-"));
     const config = loadConfig({
       LOG_LEVEL: "silent",
+      DATA_DIR: dataDir,
       EVIDENT_ADMIN_KEY: adminKey,
       BATCH_POLL_MS: "20",
       BATCH_CONCURRENCY: "8",
@@ -129,6 +135,7 @@ export const batchesSection: Section = {
       await app.close();
       await db.close();
       await upstream.close();
+      await rm(dataDir, { recursive: true, force: true });
     }
   },
 };

@@ -13,8 +13,12 @@ import { injectionVerdict } from "../../dataplane/guardrails/injection/injection
 import { safetyVerdict } from "../../dataplane/guardrails/safety/safety-verdict.js";
 import type { Section, SectionReport } from "./section.js";
 
-/** A 4 KB prompt of ordinary business text with a few identifiers in it. */
-function prompt4k(): string {
+/**
+ * A 4 KB prompt of ordinary business text with a few identifiers in it, as the gateway receives it:
+ * parsed from a JSON body, so a flat string (a slice of a concatenated string reads every
+ * character through one more indirection, which made the scan look up to 2x slower than it is).
+ */
+export function prompt4k(): string {
   const sentences = [
     "Please summarise the quarterly report for the board and highlight the main risks.",
     "The customer asked whether the invoice can be sent to billing@example.com by Friday.",
@@ -24,11 +28,11 @@ function prompt4k(): string {
   ];
   let text = "";
   for (let i = 0; text.length < 4096; i++) text += `${sentences[i % sentences.length]} `;
-  return text.slice(0, 4096);
+  return JSON.parse(JSON.stringify(text.slice(0, 4096))) as string;
 }
 
 /** A 100-character prompt of plain text, the size of most chat turns. */
-const PROMPT_100 =
+export const PROMPT_100 =
   "Write a short poem about the autumn leaves falling in the park near the river; make it rhyme.";
 
 /** Best time per call over batches of 10 calls for `seconds` (after a warm-up). */

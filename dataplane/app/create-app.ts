@@ -71,12 +71,13 @@ import { promptRoutes } from "../adapters/http/routes/prompts.js";
 import { cacheRoutes } from "../adapters/http/routes/cache.js";
 import { ragSearchRoutes } from "../adapters/http/routes/rag-search.js";
 import { PromptService } from "../prompts/prompt-service.js";
+import { PromptFeedbackRepository } from "../store/prompt-feedback-repository.js";
 import { PromptRepository } from "../store/prompt-repository.js";
 import { CacheRepository } from "../store/cache-repository.js";
 import { CacheConfigService } from "../cache/cache-config.js";
 import { cacheStage, startExpirySweep } from "../cache/cache-stage.js";
 import { policyVersionOf } from "../cache/cache-key.js";
-import { gatewayEmbedder } from "../cache/embedder.js";
+import { pipelineEmbedder } from "../adapters/http/compat/cache-embedding-call.js";
 import { batchRoutes } from "../adapters/http/routes/batches.js";
 import { fileRoutes } from "../adapters/http/routes/files.js";
 import { BatchRepository } from "../store/batch-repository.js";
@@ -273,7 +274,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
           const c = await guardConfig.forCall(call.caller.customer.id, call.caller.key.id);
           return policyVersionOf(c.policy, c.rules);
         },
-        embed: gatewayEmbedder({ routing, health, upstream, retries: config.UPSTREAM_RETRIES }),
+        // The embedding is a call of its own through this pipeline (ctx exists by the first call).
+        embed: pipelineEmbedder(() => ctx),
         clock,
         logger,
       }),
@@ -329,7 +331,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ["audit", () => !writer.saturated],
     ]),
     startedAt: clock.now(),
-    prompts: new PromptService(new PromptRepository(db)),
+    prompts: new PromptService(new PromptRepository(db), new PromptFeedbackRepository(db)),
     responseCache: { repo: cacheRepo, configs: cacheConfigs },
     rag: rag.service,
   };

@@ -149,6 +149,14 @@ export class AuditWriter {
   async stop(graceMs = 10_000): Promise<void> {
     while (this.flushing) await this.flushing;
     await this.ingester.stop(graceMs);
+    if (!this.spool.isEmpty()) {
+      // Kept on disk for the next start on this log; lost if the log's volume goes (a pod's
+      // emptyDir on deletion): docs/audit.md, "What a lost node costs".
+      this.logger.error(
+        { backlog_bytes: this.spool.backlogBytes, store_failing: this.ingester.storeFailing },
+        "audit log not fully drained into the store before shutdown; the rest is ingested at the next start on the same AUDIT_SPOOL_DIR",
+      );
+    }
     await this.spool.close();
   }
 }

@@ -133,8 +133,10 @@ function callDetails(call: InferenceCall): Record<string, unknown> | null {
       similarity: c.similarity ?? null,
       saved_tokens: c.savedTokens ?? null,
       saved_cost_usd: c.savedCostUsd ?? null,
+      ...(c.embeddingRequestId ? { embedding_request_id: c.embeddingRequestId } : {}),
     };
   }
+  if (call.cacheEmbeddingFor) details.cache_embedding = { for_request_id: call.cacheEmbeddingFor };
   if (call.checkCalls.length > 0) {
     details.model_checks = call.checkCalls.map((c) => ({
       model: c.model,

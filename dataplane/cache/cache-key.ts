@@ -14,6 +14,8 @@ const NOT_IN_KEY = new Set([
   "service_tier",
 ]);
 
+const PROTECTED_CLASSES = new Set(["confidential", "restricted"]);
+
 export interface CacheKey {
   /** Everything but the messages: customer, model and its version, guardrail policy, parameters. */
   scopeHash: string;
@@ -25,7 +27,8 @@ export interface CacheKey {
  * The key of a call, after request guardrails (redacted text, so two prompts that differ only in
  * redacted PII share an entry) and routing (the model actually used and its version). The policy
  * version is part of it: a changed guardrail policy or rule never serves an answer stored under
- * the old one. Parameters set to null count as absent.
+ * the old one. Parameters set to null count as absent. A confidential or restricted call has a
+ * key of its own classification.
  */
 export function cacheKeyOf(call: InferenceCall, policyVersion: string): CacheKey {
   const params: Record<string, unknown> = {};
@@ -38,6 +41,9 @@ export function cacheKeyOf(call: InferenceCall, policyVersion: string): CacheKey
       model: call.route?.model.name ?? call.requestedModel,
       model_version: call.route?.model.model?.version ?? null,
       policy: policyVersion,
+      // Confidential and restricted answers (cached only when the customer allows it) are only
+      // served to calls of the same classification, never to a lower one.
+      protected_class: PROTECTED_CLASSES.has(call.classification) ? call.classification : null,
       params,
     }),
   );

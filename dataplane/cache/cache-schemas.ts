@@ -37,7 +37,14 @@ export const cacheStatsSchema = z
     from: z.string(),
     to: z.string(),
     semantic_search: z.enum(["pgvector_hnsw", "exact_scan"]),
-    totals: modelStats.omit({ model: true }),
+    totals: modelStats.omit({ model: true }).extend({
+      embedding_calls: z.number().meta({
+        description: "the semantic cache's embedding calls (each metered and audited on its own)",
+      }),
+      embedding_cost_usd: z.number().meta({
+        description: "their cost; cost_saved_usd does not subtract it",
+      }),
+    }),
     by_model: z.array(modelStats),
   })
   .meta({ id: "CacheStatsResponse" });

@@ -8,7 +8,7 @@ import { promptText } from "../upstream/usage.js";
 import type { CacheConfig, CacheConfigService } from "./cache-config.js";
 import { cacheKeyOf, type CacheKey } from "./cache-key.js";
 import { completionFromStream } from "./cached-response.js";
-import type { Embed } from "./embedder.js";
+import type { Embed, Embedding } from "./embedder.js";
 
 /** Larger answers are not stored. */
 const MAX_STORED_CHARS = 1024 * 1024;
@@ -28,8 +28,12 @@ interface Pending {
   config: CacheConfig;
   key: CacheKey;
   vector: number[] | undefined;
+  /** The embedding call made for the lookup. */
+  embeddingRequestId?: string;
   response?: Record<string, unknown>;
   streamed?: { text: string; tooLarge: boolean };
+  /** The stream had parts other than choice 0's content (tool calls, refusals, more choices). */
+  streamedOther?: boolean;
 }
 
 const PROTECTED = new Set(["confidential", "restricted"]);
@@ -56,7 +60,9 @@ export function cacheStage(deps: CacheStageDeps): PipelineStage {
     const now = new Date(deps.clock.now());
     const exact = read ? await deps.repo.exact(customerId, key.keyHash, now) : undefined;
     if (exact) return { entry: exact as NearestEntry, kind: "exact" as const };
-    p.vector = await embedding(call, config);
+    const embedded = await embedding(call, config);
+    p.vector = embedded?.vector;
+    p.embeddingRequestId = embedded?.requestId;
     if (!read || !p.vector || !config.embedding_model) return undefined;
     const near = await deps.repo.nearest(
       customerId,
@@ -73,11 +79,12 @@ export function cacheStage(deps: CacheStageDeps): PipelineStage {
   async function embedding(
     call: InferenceCall,
     config: CacheConfig,
-  ): Promise<number[] | undefined> {
+  ): Promise<Embedding | undefined> {
     if (config.mode !== "semantic" || !config.embedding_model) return undefined;
     try {
-      return await deps.embed(call.caller.customer, config.embedding_model, promptText(call.body));
+      return await deps.embed(call, config.embedding_model, promptText(call.body));
     } catch (err) {
+      // A refused or failed embedding call (limits, budget, backend) only makes it exact-only.
       deps.logger.warn({ request_id: call.requestId, err: String(err) }, "cache embedding failed");
       return undefined;
     }
@@ -112,6 +119,7 @@ export function cacheStage(deps: CacheStageDeps): PipelineStage {
             savedTokens: entry.promptTokens + entry.completionTokens,
             savedCostUsd: entry.costUsd,
             response: entry.response,
+            embeddingRequestId: p.embeddingRequestId,
           };
           call.responseHeaders["x-evident-cache"] = "hit";
           const now = new Date(deps.clock.now());
@@ -120,7 +128,11 @@ export function cacheStage(deps: CacheStageDeps): PipelineStage {
             .catch(() => undefined);
           return;
         }
-        call.cache = { result: "miss", keyHash: key.keyHash };
+        call.cache = {
+          result: "miss",
+          keyHash: key.keyHash,
+          embeddingRequestId: p.embeddingRequestId,
+        };
         call.responseHeaders["x-evident-cache"] = "miss";
         pending.set(call, p);
       } catch (err) {
@@ -133,9 +145,14 @@ export function cacheStage(deps: CacheStageDeps): PipelineStage {
       if (p) p.response = body;
       return body;
     },
-    openStreamFilter(call): StreamTextFilter | undefined {
+    openStreamFilter(call, part): StreamTextFilter | undefined {
       const p = pending.get(call);
       if (!p) return undefined;
+      if (part.choice !== 0 || part.field !== "content") {
+        // Only a single choice's text is stored from a stream (see docs/cache.md).
+        p.streamedOther = true;
+        return undefined;
+      }
       const streamed = { text: "", tooLarge: false };
       p.streamed = streamed;
       return {
@@ -154,7 +171,11 @@ export function cacheStage(deps: CacheStageDeps): PipelineStage {
       const n = call.body.n;
       const response =
         p.response ??
-        (p.streamed && !p.streamed.tooLarge && p.streamed.text.length > 0 && (n == null || n === 1)
+        (p.streamed &&
+        !p.streamed.tooLarge &&
+        !p.streamedOther &&
+        p.streamed.text.length > 0 &&
+        (n == null || n === 1)
           ? completionFromStream(call, p.streamed.text)
           : undefined);
       if (!response || JSON.stringify(response).length > MAX_STORED_CHARS) return;

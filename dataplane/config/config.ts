@@ -203,7 +203,10 @@ const configSchema = z.object({
         const [tier = "", n = ""] = part.split("=").map((x) => x.trim());
         const value = Number(n);
         if (!(tier in caps) || !Number.isInteger(value) || value < 0 || value > 100_000_000) {
-          ctx.addIssue({ code: "custom", message: "must be tier=MiB pairs, e.g. free=50,pro=1024" });
+          ctx.addIssue({
+            code: "custom",
+            message: "must be tier=MiB pairs, e.g. free=50,pro=1024",
+          });
           return z.NEVER;
         }
         caps[tier as keyof typeof caps] = value;
@@ -219,7 +222,12 @@ const configSchema = z.object({
     .max(1024 ** 3)
     .default(20 * 1024 * 1024),
   /** RAG: uploads up to this size are ingested before the upload answers; larger ones are queued. */
-  RAG_SYNC_INGEST_BYTES: z.coerce.number().int().min(0).max(1024 ** 3).default(256 * 1024),
+  RAG_SYNC_INGEST_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1024 ** 3)
+    .default(256 * 1024),
   /** RAG ingestion worker: polling interval and lease on a document being ingested. */
   RAG_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
   RAG_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(300_000),

@@ -152,3 +152,38 @@ test("when the store is unreachable, a known key keeps working and an unknown on
   });
   t.is(err?.status, 503);
 });
+
+test("a key in use past its TTL is served at once and looked up again in the background; a revocation during that lookup is not undone by it", async (t) => {
+  const key = generateApiKey();
+  const hash = hashApiKey(key);
+  let answer: ((found: Caller | undefined) => void) | undefined;
+  let lookups = 0;
+  const dir: KeyDirectory = {
+    findByHash() {
+      lookups += 1;
+      if (lookups === 1) return Promise.resolve({ key: keyRecord("k1"), customer });
+      return new Promise((resolve) => (answer = resolve));
+    },
+  };
+  const clock = manualClock();
+  const auth = new Authenticator({ directory: dir, clock, ttlMs: 1_000 });
+  await auth.authenticate(`Bearer ${key}`);
+  clock.advance(1_500);
+  // The store has not answered the refresh: the call does not wait for it.
+  t.is((await auth.authenticate(`Bearer ${key}`)).key.id, "k1");
+  t.is(lookups, 2);
+  auth.invalidateKeyHash(hash);
+  answer?.({ key: keyRecord("k1"), customer });
+  await new Promise((resolve) => setImmediate(resolve));
+  // The key was revoked meanwhile: the next call asks the store again instead of the old answer.
+  const again = auth.authenticate(`Bearer ${key}`);
+  t.is(lookups, 3);
+  answer?.({ key: keyRecord("k1", true), customer });
+  await t.throwsAsync(again, { message: /invalid API key/ });
+  clock.advance(10_000);
+  // Long unused (past two TTLs): the call waits for the store.
+  const late = auth.authenticate(`Bearer ${key}`);
+  t.is(lookups, 4);
+  answer?.({ key: keyRecord("k1"), customer });
+  t.is((await late).key.id, "k1");
+});

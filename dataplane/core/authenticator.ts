@@ -30,13 +30,16 @@ const INVALID = "invalid API key: provide 'Authorization: Bearer ev_sk_...' with
 
 /**
  * Authenticates bearer keys. Looks up each key once, then serves it from a bounded cache until
- * its TTL ends or an invalidation (revocation, tier change; also from other replicas) evicts it.
+ * its TTL ends or an invalidation (revocation, tier change; also from other replicas) evicts it;
+ * a known key past its TTL is refreshed in the background while it keeps being served.
  */
 export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly pending = new Map<string, Promise<Caller | undefined>>();
   private readonly negativeTtlMs: number;
   private readonly maxEntries: number;
+  /** Bumped by every invalidation: a lookup that began before one does not cache its answer. */
+  private epoch = 0;
 
   constructor(private readonly options: AuthenticatorOptions) {
     this.negativeTtlMs = options.negativeTtlMs ?? Math.min(options.ttlMs, 5_000);
@@ -59,31 +62,52 @@ export class Authenticator {
 
   /** Forget one key (revoked, or created after a miss was cached). */
   invalidateKeyHash(keyHash: string): void {
+    this.epoch += 1;
+    this.pending.delete(keyHash);
     this.cache.delete(keyHash);
   }
 
   /** Forget every cached key of a customer (tier or name changed). */
   invalidateCustomer(customerId: string): void {
+    this.epoch += 1;
+    this.pending.clear();
     for (const [hash, entry] of this.cache) {
       if (entry.caller?.customer.id === customerId) this.cache.delete(hash);
     }
   }
 
   clear(): void {
+    this.epoch += 1;
+    this.pending.clear();
     this.cache.clear();
   }
 
   private async lookup(keyHash: string): Promise<Caller | undefined> {
     const now = this.options.clock.now();
     const hit = this.cache.get(keyHash);
-    if (hit && hit.expiresAt > now && digestsEqual(hit.keyHash, keyHash)) return hit.caller;
+    if (hit && digestsEqual(hit.keyHash, keyHash)) {
+      if (hit.expiresAt > now) return hit.caller;
+      // A known key past its TTL is served while it is looked up again in the background (for
+      // at most one more TTL): a key in steady use never waits for the store. Revocations do not
+      // wait for the TTL, they are pushed (invalidateKeyHash).
+      if (hit.caller && now < hit.expiresAt + this.options.ttlMs) {
+        this.fetch(keyHash).catch(() => undefined);
+        return hit.caller;
+      }
+    }
+    return this.fetch(keyHash);
+  }
+
+  /** Looks the key up in the store (one lookup per key at a time) and caches the answer. */
+  private fetch(keyHash: string): Promise<Caller | undefined> {
     const inFlight = this.pending.get(keyHash);
     if (inFlight) return inFlight;
+    const epoch = this.epoch;
     const promise = this.options.directory
       .findByHash(keyHash)
       .then((found) => {
         const ttl = found ? this.options.ttlMs : this.negativeTtlMs;
-        this.remember(keyHash, found, this.options.clock.now() + ttl);
+        if (epoch === this.epoch) this.remember(keyHash, found, this.options.clock.now() + ttl);
         return found;
       })
       .catch((err: unknown) => {
@@ -100,7 +124,9 @@ export class Authenticator {
           },
         );
       })
-      .finally(() => this.pending.delete(keyHash));
+      .finally(() => {
+        if (this.pending.get(keyHash) === promise) this.pending.delete(keyHash);
+      });
     this.pending.set(keyHash, promise);
     return promise;
   }

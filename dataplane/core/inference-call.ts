@@ -33,6 +33,8 @@ export interface CacheOutcome {
   savedCostUsd?: number;
   /** The stored upstream response to serve (hits only); it still passes output guardrails. */
   response?: Record<string, unknown>;
+  /** The semantic lookup's embedding call (its own audit record), when one was made. */
+  embeddingRequestId?: string;
 }
 
 /** A guardrail model check's own call to a classifier model, metered to the call that caused it. */
@@ -118,6 +120,8 @@ export interface InferenceCall {
   /** Set by the adapter when it can serve a response from the cache (REST chat completions). */
   cacheable?: boolean;
   cache?: CacheOutcome;
+  /** Set on the semantic cache's embedding call: the request id of the chat call it serves. */
+  cacheEmbeddingFor?: string;
   prompt?: PromptUse;
   /** Set when the call is one line of a batch job (lower priority; the audit record names it). */
   batch?: BatchLineRef;

@@ -65,4 +65,12 @@ export function checkNewKey(
       `a key's classification floor cannot be below its creator's (${caller.key.classificationFloor})`,
     );
   }
+  // The floor is also a key's clearance for RAG collections (docs/rag.md): a member minting a key
+  // above its own floor would read collections it cannot read itself. Only an admin raises it.
+  if (caller.key.role !== "admin" && floor !== caller.key.classificationFloor) {
+    throw new GatewayError(
+      "insufficient_role",
+      `only an admin key may create a key with a classification floor above its creator's (${caller.key.classificationFloor})`,
+    );
+  }
 }

@@ -66,8 +66,9 @@ export function withConcurrencyCap(limit: PipelineStage, cap: ConcurrencyCap): P
     name: limit.name,
     async beforeForward(call) {
       await limit.beforeForward?.(call);
-      // Realtime sessions have their own per-customer cap (REALTIME_MAX_SESSIONS).
-      if (call.endpoint === "realtime") return;
+      // Realtime sessions have their own per-customer cap (REALTIME_MAX_SESSIONS); the cache's
+      // embedding call runs inside a chat call that holds a slot.
+      if (call.endpoint === "realtime" || call.cacheEmbeddingFor !== undefined) return;
       const lease = await cap.acquire(customer(call), call.caller.customer.tier);
       if (ended.has(call)) await cap.release(customer(call), lease);
       else leases.set(call, lease);

@@ -1,5 +1,6 @@
 import { hasLoneSurrogate } from "../core/storable-text.js";
 import { z } from "zod";
+import { armFeedbackSchema } from "./prompt-feedback-schemas.js";
 import { VARIABLE_NAME } from "./render-template.js";
 
 /** Text we store and send on: no NUL (Postgres rejects it) and no unpaired UTF-16 surrogate. */
@@ -216,6 +217,9 @@ export const abResultsSchema = z
         latency_ms: z.object({ p50: z.number().nullable(), p95: z.number().nullable() }),
         tokens: z.number(),
         cost_usd: z.number(),
+        feedback: armFeedbackSchema.meta({
+          description: "users' scores of this arm's calls (POST /api/v1/prompts/{slug}/feedback)",
+        }),
       }),
     ),
     analysis: z

@@ -1,6 +1,7 @@
 import { GatewayError } from "../core/errors.js";
 import type { Caller } from "../core/identity.js";
 import type { PromptUse } from "../core/inference-call.js";
+import type { PromptFeedbackRepository } from "../store/prompt-feedback-repository.js";
 import type { PromptRepository } from "../store/prompt-repository.js";
 import { pickArm, stickyPoint } from "./pick-arm.js";
 import type { PromptReference } from "./prompt-schemas.js";
@@ -18,6 +19,7 @@ export interface RenderedPrompt {
 export class PromptService {
   constructor(
     readonly repo: PromptRepository,
+    readonly feedback: PromptFeedbackRepository,
     private readonly random: () => number = Math.random,
   ) {}
 

@@ -164,8 +164,9 @@ export class CacheRepository {
   ): Promise<NearestEntry | undefined> {
     const d = dims(vector);
     const params: SqlParam[] = [customerId, scopeHash, embeddingModel, now];
-    const filter = `customer_id = $1 AND scope_hash = $2 AND embedding_model = $3 AND expires_at > $4
-      AND array_length(embedding, 1) = ${d}`;
+    const live =
+      "customer_id = $1 AND scope_hash = $2 AND embedding_model = $3 AND expires_at > $4";
+    const filter = `${live} AND array_length(embedding, 1) = ${d}`;
     const rows = this.vectorSearch
       ? await this.ensureIndex(d).then(() =>
           this.db.transaction(async (tx) => {
@@ -180,7 +181,7 @@ export class CacheRepository {
             );
           }),
         )
-      : await this.scan(filter, params, vector);
+      : await this.scan(live, d, params, vector);
     const [row] = rows;
     if (!row) return undefined;
     return {
@@ -195,17 +196,21 @@ export class CacheRepository {
 
   /**
    * The exact scan: a dot product with each of the newest EXACT_SCAN_LIMIT live entries of the
-   * scope (bounded, so a miss never scans an unbounded table), then the best entry by key.
+   * scope (bounded, so a miss never scans an unbounded table; read in order from
+   * cache_entries_newest_idx), then the best entry by key. The dimension is checked outside the
+   * bounded read (one embedding model has one dimension) so that the planner reads the index.
    */
   private async scan(
-    filter: string,
+    live: string,
+    d: number,
     params: SqlParam[],
     vector: readonly number[],
   ): Promise<NearestRow[]> {
     const [best] = await this.db.query<{ key_hash: string; similarity: number | string }>(
       `SELECT key_hash, (SELECT sum(a * b) FROM unnest(embedding, $5::real[]) AS t(a, b)) AS similarity
-         FROM (SELECT key_hash, embedding FROM cache_entries WHERE ${filter}
+         FROM (SELECT key_hash, embedding FROM cache_entries WHERE ${live}
                 ORDER BY created_at DESC LIMIT ${EXACT_SCAN_LIMIT}) newest
+        WHERE array_length(embedding, 1) = ${d}
         ORDER BY similarity DESC LIMIT 1`,
       [...params, vector],
     );

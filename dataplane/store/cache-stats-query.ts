@@ -45,3 +45,27 @@ export async function cacheStats(
     costSavedUsd: Math.round(Number(r.cost_saved ?? 0) * 1e8) / 1e8,
   }));
 }
+
+export interface EmbeddingOverhead {
+  calls: number;
+  costUsd: number;
+}
+
+/** The semantic cache's embedding calls since `from` (their own audit records) and their cost. */
+export async function cacheEmbeddingOverhead(
+  db: Queryable,
+  customerId: string,
+  from: Date,
+): Promise<EmbeddingOverhead> {
+  const [row] = await db.query<{ calls: string | number; cost: string | number | null }>(
+    `SELECT count(*) AS calls, sum((fields->>'cost_usd')::numeric) AS cost
+       FROM audit_records
+      WHERE customer_id = $1 AND kind = 'inference' AND occurred_at >= $2
+        AND fields->'details'->'cache_embedding' IS NOT NULL`,
+    [customerId, from],
+  );
+  return {
+    calls: Number(row?.calls ?? 0),
+    costUsd: Math.round(Number(row?.cost ?? 0) * 1e8) / 1e8,
+  };
+}

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import test from "ava";
 import { openPglite } from "./pglite-database.js";
 
@@ -67,4 +70,23 @@ test("embedded database in its worker thread: calls after close are refused, not
   await db.close();
   await t.throwsAsync(db.query("SELECT 1"), { message: /closed/ });
   t.false(await db.ping());
+});
+
+test("embedded database on disk: a new directory is initialised, what was committed is there after a reopen, with the small buffer cache", async (t) => {
+  const dir = await mkdtemp(path.join(tmpdir(), "evident-pglite-"));
+  try {
+    const first = await openPglite(path.join(dir, "pgdata"));
+    await first.exec("CREATE TABLE kept (id int PRIMARY KEY)");
+    await first.query("INSERT INTO kept VALUES ($1)", [7]);
+    await first.close();
+    const again = await openPglite(path.join(dir, "pgdata"));
+    try {
+      t.deepEqual(await again.query("SELECT id FROM kept"), [{ id: 7 }]);
+      t.deepEqual(await again.query("SHOW shared_buffers"), [{ shared_buffers: "16MB" }]);
+    } finally {
+      await again.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

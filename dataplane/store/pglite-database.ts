@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { Worker } from "node:worker_threads";
 import type { Database, Queryable, SqlParam } from "./database.js";
 import type {
@@ -28,10 +30,24 @@ function toError(error: SerializedDbError): Error {
  * Like the in-process PGlite before it, an open database keeps the process alive until closed.
  * The pgvector extension is loadable (the response cache creates it when it first needs it);
  * `vector: false` leaves it out.
+ * A directory without a database yet is initialised (initdb) by a first worker that then exits:
+ * a long-lived worker would keep initdb's own WebAssembly instance and memory (its heap sees too
+ * little allocation to collect them); a first start measured 640-660 MiB RSS that way, 320-360
+ * MiB with the throwaway worker (docs/benchmarks.md, "Memory and the embedded store").
  */
 export async function openPglite(
   dataDir: string | undefined,
   options: { vector?: boolean } = {},
+): Promise<Database> {
+  if (dataDir !== undefined && !existsSync(path.join(dataDir, "PG_VERSION"))) {
+    await (await startWorker(dataDir, options)).close();
+  }
+  return startWorker(dataDir, options);
+}
+
+async function startWorker(
+  dataDir: string | undefined,
+  options: { vector?: boolean },
 ): Promise<Database> {
   const worker = new Worker(workerUrl(), {
     workerData: { dataDir, vector: options.vector !== false } satisfies PgliteWorkerData,

@@ -24,10 +24,19 @@ const parsers = {
   [types.NUMERIC]: (v: string) => Number(v),
 };
 
+/**
+ * Postgres sizes its buffer cache at 128 MB by default, and PGlite touches all of it inside its
+ * WebAssembly memory: about 200 MiB of resident memory for a cache the embedded store does not
+ * need (pages it evicts are read back from the OS page cache; docs/benchmarks.md, "Memory and the
+ * embedded store"). 16 MB keeps the gateway's footprint near a bare proxy's.
+ */
+const SHARED_BUFFERS = "16MB";
+
 if (dataDir !== undefined) await mkdir(dataDir, { recursive: true });
 const db = await PGlite.create(dataDir === undefined ? undefined : `file://${dataDir}`, {
   parsers,
   extensions: withVector ? { vector } : {},
+  startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${SHARED_BUFFERS}`],
 });
 
 interface OpenTransaction {

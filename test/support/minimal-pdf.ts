@@ -14,7 +14,8 @@ export function minimalPdf(pages: readonly (readonly string[])[]): Buffer {
     const stream = `BT /F1 12 Tf 72 720 Td 14 TL ${escaped.map((l) => `(${l}) Tj T*`).join(" ")} ET`;
     objects[pageId] =
       `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${pageId + 1} 0 R >>`;
-    objects[pageId + 1] = `<< /Length ${Buffer.byteLength(stream, "latin1")} >>\nstream\n${stream}\nendstream`;
+    objects[pageId + 1] =
+      `<< /Length ${Buffer.byteLength(stream, "latin1")} >>\nstream\n${stream}\nendstream`;
   });
   let out = "%PDF-1.4\n";
   const offsets: number[] = [];

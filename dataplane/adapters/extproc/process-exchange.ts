@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import {
   type CommonResponse,
   type DeepPartial,
@@ -10,13 +11,14 @@ import type { AppContext } from "../../app/context.js";
 import { GatewayError, toGatewayError } from "../../core/errors.js";
 import type { InferenceCall } from "../../core/inference-call.js";
 import { failCall } from "../http/compat/call-lifecycle.js";
+import { answerFromCache } from "../http/compat/relay-cached.js";
 import { upstreamFailure } from "../../upstream/upstream-failure.js";
 import { requestIdFrom } from "../http/request-id.js";
 import { isUndecided, undecidedError, withinDeadline } from "../grpc/decision-deadline.js";
 import type { EnvoyAdapterOptions } from "../grpc/envoy-options.js";
 import { inferenceEndpointOf, isInferencePath } from "../grpc/envoy-paths.js";
 import { readHeaderMap, setHeaders } from "./header-map.js";
-import { toImmediateResponse } from "./immediate-response.js";
+import { toCachedImmediateResponse, toImmediateResponse } from "./immediate-response.js";
 import { callFromBody, refusedCall, forwardPlan, type RequestFacts } from "./request-admission.js";
 import { checkInferenceRequestHeaders } from "./request-headers-check.js";
 import { ResponseRelay, type ResponseKind } from "./response-relay.js";
@@ -176,10 +178,25 @@ export class ProcessExchange {
         bodyMutation: { mutation: { $case: "clearBody", value: true } },
       });
     }
-    const call = callFromBody(this.ctx, facts, Buffer.concat(this.requestChunks));
+    // One decision deadline for rendering a prompt reference and admitting the call.
+    const decideBy = performance.now() + this.options.decisionTimeoutMs;
+    const left = () => Math.max(1, decideBy - performance.now());
+    let call: InferenceCall;
+    try {
+      call = await withinDeadline(
+        callFromBody(this.ctx, facts, Buffer.concat(this.requestChunks)),
+        left(),
+      );
+    } catch (err) {
+      if (isUndecided(err) && this.options.failureMode === "open") {
+        this.undecided(err);
+        return answer("requestBody");
+      }
+      throw err;
+    }
     this.call = call;
     try {
-      await withinDeadline(this.ctx.pipeline.admit(call), this.options.decisionTimeoutMs);
+      await withinDeadline(this.ctx.pipeline.admit(call), left());
     } catch (err) {
       if (isUndecided(err) && this.options.failureMode === "open") {
         this.undecided(err);
@@ -188,6 +205,7 @@ export class ProcessExchange {
       }
       throw err;
     }
+    if (call.cache?.result === "hit") return this.fromCache(call);
     const plan = forwardPlan(call);
     call.target = plan.target;
     this.targetId = plan.target.id;
@@ -197,6 +215,17 @@ export class ProcessExchange {
       bodyMutation: { mutation: { $case: "body", value: plan.body } },
       clearRouteCache: true,
     });
+  }
+
+  /**
+   * A response-cache hit: ext_proc answers the caller itself (an ImmediateResponse with status 200
+   * and the stored answer, through output guardrails, as JSON or server-sent events); nothing is
+   * forwarded. A guardrail refusal of the stored answer is thrown for the refusal path.
+   */
+  private async fromCache(call: InferenceCall): Promise<Answer> {
+    const cached = await answerFromCache(this.ctx, call, (work) => this.finishOnce(work));
+    this.closed = true;
+    return toCachedImmediateResponse(cached, call);
   }
 
   private async onRequestTrailers(): Promise<Answer> {

@@ -5,7 +5,10 @@ import { newInferenceCall, type Endpoint, type InferenceCall } from "../../core/
 import { headersForRouting } from "../../routing/routes/headers-for-routing.js";
 import type { Target } from "../../routing/routing-types.js";
 import { upstreamBody } from "../http/compat/call-lifecycle.js";
-import { chatCompletionRequest, embeddingRequest } from "../http/compat/compat-schemas.js";
+import {
+  chatCompletionRequestWithPrompt,
+  embeddingRequest,
+} from "../http/compat/compat-schemas.js";
 import { refusedModelName } from "../http/input-text-policy.js";
 import { parseOrThrow } from "../http/validation.js";
 import { declaredClassificationOf } from "../../core/declared-classification.js";
@@ -20,9 +23,15 @@ export interface RequestFacts {
 
 /**
  * The InferenceCall for a complete JSON request body, validated as the REST façade validates it
- * (same schemas, same 400 / 422 errors). Throws before a call exists: nothing to audit, as on REST.
+ * (same schemas, same 400 / 422 errors), with a chat completion's `evident.prompt` reference
+ * rendered into its messages as on REST (the forwarded body is the rendered one). Throws before a
+ * call exists: recorded as refused, as on REST.
  */
-export function callFromBody(ctx: AppContext, facts: RequestFacts, raw: Buffer): InferenceCall {
+export async function callFromBody(
+  ctx: AppContext,
+  facts: RequestFacts,
+  raw: Buffer,
+): Promise<InferenceCall> {
   if (raw.length === 0) {
     throw new GatewayError("invalid_json", "request body is empty; a JSON body is required");
   }
@@ -32,19 +41,27 @@ export function callFromBody(ctx: AppContext, facts: RequestFacts, raw: Buffer):
   } catch {
     throw new GatewayError("invalid_json", "request body is not valid JSON");
   }
-  const schema = facts.endpoint === "embeddings" ? embeddingRequest : chatCompletionRequest;
-  const body = parseOrThrow(schema, json, "body") as Record<string, unknown>;
+  const chat = facts.endpoint === "chat.completions";
+  const schema = chat ? chatCompletionRequestWithPrompt : embeddingRequest;
+  const parsed = parseOrThrow(schema, json, "body") as Record<string, unknown>;
+  const prompted = chat
+    ? await ctx.prompts.expand(facts.caller, parsed)
+    : { body: parsed, use: undefined };
+  const body = prompted.body;
   const call = newInferenceCall({
     requestId: facts.requestId,
     endpoint: facts.endpoint,
     caller: facts.caller,
     requestedModel: String(body.model),
     body,
-    stream: facts.endpoint === "chat.completions" && body.stream === true,
+    stream: chat && body.stream === true,
     declaredClassification: declaredClassificationOf(facts.headers["x-data-classification"], body),
     startedAt: ctx.clock.now(),
     requestHeaders: routingHeaders(facts.headers),
   });
+  call.prompt = prompted.use;
+  // Chat completions use the response cache as on REST (a hit is answered by ext_proc itself).
+  call.cacheable = chat;
   return call;
 }
 

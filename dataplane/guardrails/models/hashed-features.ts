@@ -15,14 +15,6 @@ const WORD_SEED = 0x9e3779b1;
 const BIGRAM_SEED = 0x85ebca6b;
 const CHAR_SEED = 0xc2b2ae35;
 
-function isWordChar(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c >= 0xc0;
-}
-
-function mix(h: number, v: number): number {
-  return Math.imul(h ^ v, FNV_PRIME);
-}
-
 /** Longest text the features look at; a prompt's opening carries its intent. */
 export const MAX_FEATURE_CHARS = 16384;
 
@@ -41,7 +33,7 @@ const touchedBySize = new Map<number, Int32Array>();
 export function featureCounts(foldedText: string, dims: number): BucketCounts {
   const text =
     foldedText.length > MAX_FEATURE_CHARS ? foldedText.slice(0, MAX_FEATURE_CHARS) : foldedText;
-  const scratch = scratchOf(dims);
+  const counts = countScratchOf(dims);
   const touched = touchedOf(dims);
   const mask = dims - 1;
   let t = 0;
@@ -52,37 +44,60 @@ export function featureCounts(foldedText: string, dims: number): BucketCounts {
   let c2 = 32;
   let c3 = 32;
   const n = text.length;
+  // The hashing of mix() is written out inline: this loop runs once per character.
   for (let i = 0; i <= n; i++) {
     const c = i < n ? text.charCodeAt(i) : 32;
-    const wordChar = isWordChar(c);
+    const wordChar = (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c >= 0xc0;
     if (wordChar) {
-      word = mix(word, c);
+      word = Math.imul(word ^ c, FNV_PRIME);
       inWord = true;
     } else if (inWord) {
-      const w = mix(word, WORD_SEED);
+      const w = Math.imul(word ^ WORD_SEED, FNV_PRIME);
       let b = w & mask;
-      if (scratch[b] === 0) touched[t++] = b;
-      scratch[b]! += 1;
+      if (counts[b]!++ === 0) touched[t++] = b;
       if (prevWord !== 0) {
-        b = mix(mix(prevWord, w), BIGRAM_SEED) & mask;
-        if (scratch[b] === 0) touched[t++] = b;
-        scratch[b]! += 1;
+        b = Math.imul(Math.imul(prevWord ^ w, FNV_PRIME) ^ BIGRAM_SEED, FNV_PRIME) & mask;
+        if (counts[b]!++ === 0) touched[t++] = b;
       }
       prevWord = w;
       word = FNV_OFFSET;
       inWord = false;
     }
     const cc = wordChar ? c : 32;
-    if (!(cc === 32 && c3 === 32)) {
-      const b = mix(mix(mix(mix(CHAR_SEED, c1), c2), c3), cc) & mask;
-      if (scratch[b] === 0) touched[t++] = b;
-      scratch[b]! += 1;
+    if (cc !== 32 || c3 !== 32) {
+      const h = Math.imul(
+        Math.imul(Math.imul(CHAR_SEED ^ c1, FNV_PRIME) ^ c2, FNV_PRIME) ^ c3,
+        FNV_PRIME,
+      );
+      const b = Math.imul(h ^ cc, FNV_PRIME) & mask;
+      if (counts[b]!++ === 0) touched[t++] = b;
     }
     c1 = c2;
     c2 = c3;
     c3 = cc;
   }
-  return drain(scratch, touched, t, dims);
+  // Plain arrays: a few hundred small integers are cheaper to allocate than typed arrays.
+  const indices: number[] = [];
+  const values: number[] = [];
+  for (let k = 0; k < t; k++) {
+    const b = touched[k]!;
+    indices.push(b);
+    values.push(counts[b]!);
+    counts[b] = 0;
+  }
+  return { dims, indices, counts: values };
+}
+
+/** One zeroed integer count buffer per model size, reused (and left zeroed) by featureCounts. */
+const countScratchBySize = new Map<number, Int32Array>();
+
+function countScratchOf(dims: number): Int32Array {
+  let counts = countScratchBySize.get(dims);
+  if (counts === undefined) {
+    counts = new Int32Array(dims);
+    countScratchBySize.set(dims, counts);
+  }
+  return counts;
 }
 
 /** The touched buckets and their counts, leaving the scratch buffer zeroed again. */
@@ -118,8 +133,9 @@ function touchedOf(dims: number): Int32Array {
 /** Raw counts per bucket (`dims` a power of two): the touched buckets and their counts. */
 export interface BucketCounts {
   dims: number;
-  indices: Int32Array;
-  counts: Float32Array;
+  indices: ArrayLike<number>;
+  /** Whole numbers. */
+  counts: ArrayLike<number>;
 }
 
 /**
@@ -144,7 +160,7 @@ export function vectorizeCounts(c: BucketCounts, dims: number): SparseVector {
   }
   norm = Math.sqrt(norm) || 1;
   for (let k = 0; k < values.length; k++) values[k]! /= norm;
-  return { indices, values };
+  return { indices: Int32Array.from(indices), values };
 }
 
 /** A vectorised text in reused buffers: valid only until the next call of `vectorizeShared`. */
@@ -165,10 +181,14 @@ const sharedValues = new Map<number, Float64Array>();
 export function vectorizeShared(c: BucketCounts, dims: number): SharedVector {
   const source = c.indices;
   let length = source.length;
-  const indices = sharedIndices.get(dims) ?? new Int32Array(dims);
-  sharedIndices.set(dims, indices);
-  const values = sharedValues.get(dims) ?? new Float64Array(dims);
-  sharedValues.set(dims, values);
+  let indices = sharedIndices.get(dims);
+  let values = sharedValues.get(dims);
+  if (indices === undefined || values === undefined) {
+    indices = new Int32Array(dims);
+    values = new Float64Array(dims);
+    sharedIndices.set(dims, indices);
+    sharedValues.set(dims, values);
+  }
   const counts = dims === c.dims ? c.counts : undefined;
   if (counts === undefined) {
     // Fold the counts onto `dims` buckets in the scratch buffer, keeping the touched order.

@@ -7,6 +7,7 @@ import {
   hashedFeatures,
   vectorizeShared,
   type BucketCounts,
+  type SharedVector,
   type SparseVector,
 } from "./hashed-features.js";
 
@@ -28,6 +29,13 @@ export interface LinearModel {
   bias: Float64Array;
   /** Row-major: weights[c * dims + i]. */
   weights: Float32Array;
+  /**
+   * The stored int8 weights, feature-major (codes[i * classes + c], as bytes 0..255): one bucket's
+   * weights share a cache line, and the largest model fits in 128 KiB.
+   */
+  codes: Uint8Array;
+  /** Per class, the weight of each byte: levels[c * 256 + code] (the same float32 as `weights`). */
+  levels: Float64Array;
 }
 
 export function loadLinearModel(stored: StoredLinearModel): LinearModel {
@@ -39,12 +47,36 @@ export function loadLinearModel(stored: StoredLinearModel): LinearModel {
     for (let i = 0; i < stored.dims; i++)
       weights[c * stored.dims + i] = ((bytes[i]! << 24) >> 24) * scale;
   }
+  const codes = new Uint8Array(k * stored.dims);
+  const levels = new Float64Array(k * 256);
+  for (let c = 0; c < k; c++) {
+    const bytes = Buffer.from(stored.weights[c]!, "base64");
+    for (let i = 0; i < stored.dims; i++) codes[i * k + c] = bytes[i]!;
+    for (let code = 0; code < 256; code++)
+      levels[c * 256 + code] = Math.fround(((code << 24) >> 24) * stored.scales[c]!);
+  }
   return {
     dims: stored.dims,
     classes: stored.classes,
     bias: Float64Array.from(stored.bias),
     weights,
+    codes,
+    levels,
   };
+}
+
+/** `softmax`, computed in the logits' own array (the same values, one allocation less). */
+function softmaxInPlace(logits: Float64Array): Float64Array {
+  const k = logits.length;
+  let max = -Infinity;
+  for (let c = 0; c < k; c++) max = Math.max(max, logits[c]!);
+  let sum = 0;
+  for (let c = 0; c < k; c++) {
+    logits[c] = Math.exp(logits[c]! - max);
+    sum += logits[c]!;
+  }
+  for (let c = 0; c < k; c++) logits[c]! /= sum;
+  return logits;
 }
 
 export function softmax(logits: Float64Array): Float64Array {
@@ -79,18 +111,73 @@ export function predict(model: LinearModel, foldedText: string): Float64Array {
   return softmax(logitsOf(model, hashedFeatures(foldedText, model.dims)));
 }
 
-/** Class probabilities from precomputed bucket counts (shared by several models). */
+/**
+ * Class probabilities from precomputed bucket counts (shared by several models). Reads the
+ * feature-major int8 codes (the same float32 weights as `weights`), but sums each class in the same order as `logitsOf` (so the result is
+ * bit-identical): per class, over the vector's buckets in order.
+ */
 export function predictCounts(model: LinearModel, counts: BucketCounts): Float64Array {
-  const { indices, values, length } = vectorizeShared(counts, model.dims);
-  const logits = Float64Array.from(model.bias);
-  const { weights, dims } = model;
-  for (let c = 0; c < logits.length; c++) {
-    const base = c * dims;
-    let s = 0;
-    for (let k = 0; k < length; k++) s += weights[base + indices[k]!]! * values[k]!;
-    logits[c]! += s;
+  const vector = vectorizeShared(counts, model.dims);
+  return softmaxInPlace(
+    model.bias.length === 2 ? twoClassLogits(model, vector) : manyClassLogits(model, vector),
+  );
+}
+
+/** Each class's sum starts at 0 and gets its bias last (bias + sum, as logitsOf). */
+function twoClassLogits(
+  model: LinearModel,
+  { indices, values, length }: SharedVector,
+): Float64Array {
+  const { codes, levels, bias } = model;
+  let s0 = 0;
+  let s1 = 0;
+  for (let n = 0; n < length; n++) {
+    const at = indices[n]! * 2;
+    const v = values[n]!;
+    s0 += levels[codes[at]!]! * v;
+    s1 += levels[256 + codes[at + 1]!]! * v;
   }
-  return softmax(logits);
+  const logits = new Float64Array(2);
+  logits[0] = bias[0]! + s0;
+  logits[1] = bias[1]! + s1;
+  return logits;
+}
+
+/** Four classes per pass over the vector, each summed in its own variable in vector order. */
+function manyClassLogits(
+  model: LinearModel,
+  { indices, values, length }: SharedVector,
+): Float64Array {
+  const { codes, levels, bias } = model;
+  const k = bias.length;
+  const logits = new Float64Array(k);
+  let c = 0;
+  for (; c + 4 <= k; c += 4) {
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    const l0 = c * 256;
+    for (let n = 0; n < length; n++) {
+      const at = indices[n]! * k + c;
+      const v = values[n]!;
+      s0 += levels[l0 + codes[at]!]! * v;
+      s1 += levels[l0 + 256 + codes[at + 1]!]! * v;
+      s2 += levels[l0 + 512 + codes[at + 2]!]! * v;
+      s3 += levels[l0 + 768 + codes[at + 3]!]! * v;
+    }
+    logits[c] = bias[c]! + s0;
+    logits[c + 1] = bias[c + 1]! + s1;
+    logits[c + 2] = bias[c + 2]! + s2;
+    logits[c + 3] = bias[c + 3]! + s3;
+  }
+  for (; c < k; c++) {
+    let s = 0;
+    for (let n = 0; n < length; n++)
+      s += levels[c * 256 + codes[indices[n]! * k + c]!]! * values[n]!;
+    logits[c] = bias[c]! + s;
+  }
+  return logits;
 }
 
 /** Quantise trained float weights into the stored form. */

@@ -14,17 +14,19 @@ export function modelText(input: string): string {
 /** Every bundled model has at most this many buckets. */
 export const MAX_MODEL_DIMS = 1 << 16;
 
-const countCache = new WeakMap<readonly ScanView[], BucketCounts>();
+/** The counts of a scan, kept on its list of views once computed. */
+const COUNTS = Symbol("feature counts");
+type CountedViews = readonly ScanView[] & { [COUNTS]?: BucketCounts };
 
 /**
  * Bucketed feature counts of the model text of a scan (the folded view's `modelText`, the same
  * text `modelText` gives), computed once per scan and shared by every model.
  */
 export function scanFeatureCounts(views: readonly ScanView[]): BucketCounts {
-  let counts = countCache.get(views);
+  let counts = (views as CountedViews)[COUNTS];
   if (counts === undefined) {
     counts = featureCounts(views[0]?.modelText ?? views[0]?.text ?? "", MAX_MODEL_DIMS);
-    countCache.set(views, counts);
+    if (Object.isExtensible(views)) (views as { [COUNTS]?: BucketCounts })[COUNTS] = counts;
   }
   return counts;
 }

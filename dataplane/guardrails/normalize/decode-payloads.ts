@@ -76,8 +76,30 @@ export function rot13(s: string): string {
 const COMMON_WORDS =
   /\b(?:the|and|you|your|to|of|is|are|all|what|this|that|ignore|instructions|previous|system|prompt|tell|me|now|der|die|und|ist|du)\b/g;
 
-function commonWordCount(s: string): number {
-  return (s.match(COMMON_WORDS) ?? []).length;
+function commonWordCount(s: string, words = COMMON_WORDS): number {
+  // Counted as s.match(words) would list them (no word can match empty).
+  let count = 0;
+  words.lastIndex = 0;
+  while (words.exec(s) !== null) count++;
+  return count;
+}
+
+/**
+ * The common words rot13-encoded, in the same order: on ASCII text, counting these in the text
+ * counts the common words of its rot13 without building it (rot13 maps letters to letters, so word
+ * boundaries stay where they are).
+ */
+const ROT13_COMMON_WORDS = new RegExp(
+  COMMON_WORDS.source
+    .split("\\b")
+    .map((part) => rot13(part))
+    .join("\\b"),
+  "g",
+);
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
 }
 
 /**
@@ -89,24 +111,24 @@ function rot13Variant(text: string): string | undefined {
   const named = /\brot-?13\b|\bcaesar\b/i.test(prefix);
   if (!named) {
     // Text that already reads as words is not rot13 (and flipping it is the costly part).
-    const plain = commonWordCount(prefix.toLowerCase());
+    const lower = prefix.toLowerCase();
+    const plain = commonWordCount(lower);
     if (plain >= 6) return undefined;
-    if (commonWordCount(rot13(prefix).toLowerCase()) - plain < 3) return undefined;
+    const flippedCount = isAscii(prefix)
+      ? commonWordCount(lower, ROT13_COMMON_WORDS)
+      : commonWordCount(rot13(prefix).toLowerCase());
+    if (flippedCount - plain < 3) return undefined;
   }
   return rot13(text.slice(0, MAX_PAYLOAD_CHARS));
 }
 
+/** 1 for the characters of base64 and url-safe base64 (letters, digits, + / = - _), by char code. */
+const BASE64_CODES = new Uint8Array(128);
+for (const ch of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_")
+  BASE64_CODES[ch.charCodeAt(0)] = 1;
+
 function isBase64Code(c: number): boolean {
-  return (
-    (c >= 65 && c <= 90) ||
-    (c >= 97 && c <= 122) ||
-    (c >= 48 && c <= 57) ||
-    c === 43 ||
-    c === 47 ||
-    c === 61 ||
-    c === 45 ||
-    c === 95
-  );
+  return c < 128 && BASE64_CODES[c] === 1;
 }
 
 function isHexCode(c: number): boolean {
@@ -116,6 +138,8 @@ function isHexCode(c: number): boolean {
 function isSeparatorCode(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13 || c === 58 || c === 44;
 }
+
+const BACKSLASH = 0x5c;
 
 interface Candidate {
   start: number;
@@ -132,12 +156,16 @@ function candidates(text: string): Candidate[] {
   const out: Candidate[] = [];
   let i = 0;
   while (i < text.length && out.length < MAX_PAYLOADS * 4) {
-    if (!isBase64Code(text.charCodeAt(i)) && text[i] !== "\\") {
+    if (!isBase64Code(text.charCodeAt(i)) && text.charCodeAt(i) !== BACKSLASH) {
       i++;
       continue;
     }
     let j = i;
-    while (j < text.length && (isBase64Code(text.charCodeAt(j)) || text[j] === "\\")) j++;
+    while (
+      j < text.length &&
+      (isBase64Code(text.charCodeAt(j)) || text.charCodeAt(j) === BACKSLASH)
+    )
+      j++;
     if (j - i >= 16) {
       const raw = text.slice(i, j);
       const hexBody = raw.replace(/\\x|0x/g, "");

@@ -5,12 +5,17 @@
  * kept (as one "\n" per whitespace run) because some injections depend on line structure.
  */
 
-/** Text as detectors see it, plus `origin[i]`: the input offset of output character i. */
+/**
+ * Text as detectors see it, plus `origin[i]`: the input offset of output character i. The origin
+ * map may be a view of an array shared with other foldings: read it, never write to it.
+ */
 export interface FoldedText {
   text: string;
   origin: Int32Array;
   /** Offset just past the end of the input, so `origin` of an end index can be looked up too. */
   inputLength: number;
+  /** When known (plain ASCII input): the number of runs of letters and digits in `text`. */
+  words?: number;
 }
 
 /** Look-alike letters (Cyrillic, Greek, Latin small capitals, IPA) that NFKC leaves alone. */
@@ -160,20 +165,38 @@ function foldCodePoint(codePoint: number): string {
 
 const UTF16 = new TextDecoder("utf-16le");
 
+/** 0, 1, 2, ...: shared by every fast-path folding (origin maps are read, never written). */
+let identity = new Int32Array(0);
+
+/** The identity origin map of `length` entries: a view of one shared array, no allocation. */
+function identityOrigin(length: number): Int32Array {
+  if (identity.length < length) {
+    identity = new Int32Array(Math.max(length, 2 * identity.length, 1024));
+    for (let i = 0; i < identity.length; i++) identity[i] = i;
+  }
+  return identity.subarray(0, length);
+}
+
 /**
  * Anything but printable ASCII, single spaces and single line breaks between words (one pass; the
- * same test as /[^\x20-\x7e\n]|^[ \n]|[ \n][ \n]|[ \n]$/).
+ * same test as /[^\x20-\x7e\n]|^[ \n]|[ \n][ \n]|[ \n]$/): -1 when the slow path is needed,
+ * else the number of words (runs of ASCII letters and digits) of the text, counted on the way.
  */
-function needsSlowPath(text: string): boolean {
+function fastPathWords(text: string): number {
   let previousSpace = true; // a space or line break first counts as a doubled one
+  let previousWord = false;
+  let words = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     const space = c === 0x20 || c === 0x0a;
-    if (!space && (c < 0x20 || c > 0x7e)) return true;
-    if (space && previousSpace) return true;
+    if (!space && (c < 0x20 || c > 0x7e)) return -1;
+    if (space && previousSpace) return -1;
     previousSpace = space;
+    const word = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+    if (word && !previousWord) words++;
+    previousWord = word;
   }
-  return previousSpace && text.length > 0;
+  return previousSpace && text.length > 0 ? -1 : words;
 }
 
 function decodeUnits(units: Uint16Array, length: number): string {
@@ -187,11 +210,15 @@ function decodeUnits(units: Uint16Array, length: number): string {
 export function foldText(input: string, maxLength = 1 << 20): FoldedText {
   const limit = Math.min(input.length, maxLength);
   const head = limit === input.length ? input : input.slice(0, limit);
-  if (!needsSlowPath(head)) {
+  const words = fastPathWords(head);
+  if (words >= 0) {
     // Printable ASCII with single spaces and line breaks: folding is lower-casing, offsets unchanged.
-    const origin = new Int32Array(limit + 1);
-    for (let i = 0; i <= limit; i++) origin[i] = i;
-    return { text: head.toLowerCase(), origin, inputLength: limit };
+    return {
+      text: head.toLowerCase(),
+      origin: identityOrigin(limit + 1),
+      inputLength: limit,
+      words,
+    };
   }
   // NFKC can expand a character (e.g. a ligature) to several; 4x covers the common cases and
   // anything beyond is dropped rather than grown without bound.

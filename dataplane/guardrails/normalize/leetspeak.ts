@@ -29,6 +29,11 @@ function leetCode(c: number): number {
   return c < LEET_CODES.length ? LEET_CODES[c]! : 0;
 }
 
+/** Whether leetspeak folding may replace this char code (a digit or one of @$!|€+). */
+export function isLeetCode(c: number): boolean {
+  return leetCode(c) !== 0;
+}
+
 function isLetterCode(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 0xe0 && c <= 0x24f);
 }
@@ -44,6 +49,14 @@ function isDigitCode(c: number): boolean {
  * so the folded text's origin map still applies. Returns `text` itself when nothing changed.
  */
 export function foldLeetspeak(text: string): string {
+  return foldLeetspeakRuns(text, undefined);
+}
+
+/**
+ * `foldLeetspeak`, also pushing the [start, end) of every run it replaced onto `runs` (each of its
+ * characters changed: no leet character maps to itself).
+ */
+export function foldLeetspeakRuns(text: string, runs: [number, number][] | undefined): string {
   let out = "";
   let copied = 0;
   let i = 0;
@@ -66,6 +79,7 @@ export function foldLeetspeak(text: string): string {
       out += text.slice(copied, i);
       for (let k = i; k < j; k++) out += String.fromCharCode(leetCode(text.charCodeAt(k)));
       copied = j;
+      runs?.push([i, j]);
     }
     i = j;
   }
@@ -104,7 +118,11 @@ function spelledOutRuns(text: string): [number, number][] {
     if (letters >= 4 && (j >= n || !isWordCode(text.charCodeAt(j)))) {
       runs.push([i, j]);
       i = j;
-    } else i++;
+    } else {
+      // No run starts inside this word: go on after it.
+      i++;
+      while (i < n && isWordCode(text.charCodeAt(i - 1))) i++;
+    }
   }
   return runs;
 }

@@ -2,7 +2,7 @@ import test from "ava";
 import { foldText, originalSpan } from "./fold-characters.js";
 import { foldLeetspeak, joinSpelledOut } from "./leetspeak.js";
 import { decodePayloads, MAX_PAYLOADS, rot13 } from "./decode-payloads.js";
-import { buildScanViews, hiddenTagText } from "./scan-views.js";
+import { buildScanViews, hiddenTagText, wordCount } from "./scan-views.js";
 
 const tagged = (s: string): string =>
   [...s].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join("");
@@ -117,4 +117,33 @@ test("plain ASCII and mixed text fold the same way", (t) => {
   t.is(plain.text, "ignore this rule\nnow");
   t.is(mixed.text, plain.text);
   t.deepEqual(originalSpan(plain, 7, 11), originalSpan(mixed, 7, 11));
+});
+
+test("the words of the folded view are counted as /[\\p{L}\\p{N}]+/gu finds them", (t) => {
+  for (const text of [
+    "Write a short poem about the autumn leaves, 42 of them.",
+    "one",
+    "x1 y2 z3 -- a_b c.d",
+    "Ünïcödé 😀 text and ﬁnance",
+    "trailing space ",
+    "Tab\tseparated\nlines",
+    "",
+  ]) {
+    const folded = buildScanViews(text)[0]!;
+    t.is(wordCount(folded), folded.text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0, text);
+  }
+});
+
+test("the leetspeak view holds the windows around every changed run", (t) => {
+  const text = `${"plain words ".repeat(40)}1gn0r3 ${"more text ".repeat(40)}b@d`;
+  const leet = buildScanViews(text).find((v) => v.kind === "leetspeak");
+  t.truthy(leet);
+  t.true(leet!.text.includes("ignore"));
+  t.true(leet!.text.endsWith("bad"));
+  t.true(leet!.text.includes("\n"), "two windows far apart stay separate");
+  const at = leet!.text.indexOf("ignore");
+  t.deepEqual(leet!.spanInInput(at, at + 6), {
+    start: text.indexOf("1gn0r3"),
+    end: text.indexOf("1gn0r3") + 6,
+  });
 });

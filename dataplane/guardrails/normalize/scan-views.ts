@@ -4,7 +4,7 @@
  * view map back to the original text through `spanInInput`.
  */
 import { foldText, originalSpan, type FoldedText } from "./fold-characters.js";
-import { foldLeetspeak, joinSpelledOut } from "./leetspeak.js";
+import { foldLeetspeak, foldLeetspeakRuns, joinSpelledOut } from "./leetspeak.js";
 import { decodePayloads, MAX_PAYLOAD_CHARS, type PayloadEncoding } from "./decode-payloads.js";
 
 export type ViewKind = "folded" | "leetspeak" | "spelled_out" | "unicode_tags" | PayloadEncoding;
@@ -17,6 +17,8 @@ export interface ScanView {
    * the classifiers read. (The leetspeak view itself holds only the windows around changes.)
    */
   modelText?: string;
+  /** Only on the first view: the folding of the input (with its origin map) it was made from. */
+  folding?: FoldedText;
   /** Map a [start, end) span of `text` to the original input. */
   spanInInput(start: number, end: number): { start: number; end: number };
 }
@@ -35,32 +37,32 @@ const LEET_WINDOW = 160;
  * The leetspeak view holds only windows around the characters leetspeak folding changed (joined by
  * newlines), so ordinary text with a stray "1st" or "mp3" costs little to rescan.
  */
-function leetWindows(folded: FoldedText, leet: string): ScanView {
+function leetWindows(folded: FoldedText, leet: string, changed: [number, number][]): ScanView {
   const ranges: [number, number][] = [];
-  for (let i = 0; i < leet.length; i++) {
-    if (leet.charCodeAt(i) === folded.text.charCodeAt(i)) continue;
-    const from = Math.max(0, i - LEET_WINDOW);
-    const to = Math.min(leet.length, i + LEET_WINDOW);
+  for (const [first, end] of changed) {
+    // The union of the windows around every changed character of the run.
+    const from = Math.max(0, first - LEET_WINDOW);
+    const to = Math.min(leet.length, end - 1 + LEET_WINDOW);
     const last = ranges[ranges.length - 1];
-    if (last !== undefined && from <= last[1]) last[1] = to;
+    if (last !== undefined && from <= last[1]) last[1] = Math.max(last[1], to);
     else ranges.push([from, to]);
   }
+  let size = 1;
+  for (const [from, to] of ranges) size += to - from + 1;
+  const origin = new Int32Array(Math.max(1, size - 1));
   let text = "";
-  const origin: number[] = [];
+  let at = 0;
   for (const [from, to] of ranges) {
     if (text.length > 0) {
       text += "\n";
-      origin.push(folded.origin[from]!);
+      origin[at++] = folded.origin[from]!;
     }
     text += leet.slice(from, to);
-    for (let k = from; k < to; k++) origin.push(folded.origin[k]!);
+    origin.set(folded.origin.subarray(from, to), at);
+    at += to - from;
   }
-  origin.push(folded.inputLength);
-  return viewOf("leetspeak", {
-    text,
-    origin: Int32Array.from(origin),
-    inputLength: folded.inputLength,
-  });
+  origin[at] = folded.inputLength;
+  return viewOf("leetspeak", { text, origin, inputLength: folded.inputLength });
 }
 
 /**
@@ -73,8 +75,12 @@ export function hiddenTagText(
   let text = "";
   let start = -1;
   let end = -1;
-  for (let i = 0; i < input.length; i++) {
-    if (input.charCodeAt(i) !== 0xdb40) continue;
+  for (let i = input.indexOf("\udb40"); i >= 0 && i < input.length; i++) {
+    if (input.charCodeAt(i) !== 0xdb40) {
+      i = input.indexOf("\udb40", i) - 1;
+      if (i < 0) break;
+      continue;
+    }
     const cp = input.codePointAt(i)!;
     if (cp >= 0xe0020 && cp <= 0xe007e && text.length < MAX_PAYLOAD_CHARS) {
       text += String.fromCharCode(cp - 0xe0000);
@@ -87,7 +93,9 @@ export function hiddenTagText(
 }
 
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
-const wordCounts = new WeakMap<ScanView, number>();
+/** A view's word count, kept on the view once counted. */
+const WORD_COUNT = Symbol("word count");
+type Counted = ScanView & { [WORD_COUNT]?: number };
 
 function isLetterOrDigit(text: string, i: number): boolean {
   const c = text.charCodeAt(i);
@@ -101,19 +109,23 @@ function isLetterOrDigit(text: string, i: number): boolean {
  */
 export function wordCount(view: ScanView | undefined): number {
   if (view === undefined) return 0;
-  const cached = wordCounts.get(view);
+  const cached = (view as Counted)[WORD_COUNT];
   if (cached !== undefined) return cached;
   const text = view.text;
   let count = 0;
   let inWord = false;
   for (let i = 0; i < text.length; i++) {
-    const code = text.codePointAt(i)!;
-    const word = isLetterOrDigit(text, i);
+    const c = text.charCodeAt(i);
+    let word: boolean;
+    if (c < 128) word = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+    else {
+      word = isLetterOrDigit(text, i);
+      if (c >= 0xd800 && c <= 0xdbff && text.codePointAt(i)! > 0xffff) i++;
+    }
     if (word && !inWord) count++;
     inWord = word;
-    if (code > 0xffff) i++;
   }
-  wordCounts.set(view, count);
+  if (Object.isExtensible(view)) (view as Counted)[WORD_COUNT] = count;
   return count;
 }
 
@@ -124,9 +136,11 @@ export function scanModelText(input: string): string {
 
 export function buildScanViews(input: string): ScanView[] {
   const folded = foldText(input, MAX_SCAN_CHARS);
-  const leet = foldLeetspeak(folded.text);
-  const views: ScanView[] = [{ ...viewOf("folded", folded), modelText: leet }];
-  if (leet !== folded.text) views.push(leetWindows(folded, leet));
+  const changed: [number, number][] = [];
+  const leet = foldLeetspeakRuns(folded.text, changed);
+  const views: ScanView[] = [{ ...viewOf("folded", folded), modelText: leet, folding: folded }];
+  if (folded.words !== undefined) (views[0] as Counted)[WORD_COUNT] = folded.words;
+  if (changed.length > 0) views.push(leetWindows(folded, leet, changed));
   const spelled = joinSpelledOut(folded);
   if (spelled !== undefined) views.push(viewOf("spelled_out", spelled));
   const hidden = hiddenTagText(input.slice(0, MAX_SCAN_CHARS));

@@ -100,6 +100,7 @@ function anchorId(anchor: string): number {
   }
   const target = NODES[node]!;
   (whole ? target.wordIds : target.ids).push(id);
+  version++;
   return id;
 }
 
@@ -116,20 +117,51 @@ export interface WordIndex {
   scanUnanchored: boolean;
 }
 
-const indexCache = new WeakMap<object, WordIndex>();
+/** The index of an owner's text, kept on the owner itself (cheaper than a WeakMap per call). */
+const INDEX = Symbol("word index");
+type IndexOwner = { [INDEX]?: WordIndex };
 
-function addStarts(index: WordIndex, ids: number[], start: number): void {
-  for (const id of ids)
-    for (const { pattern, rank } of PATTERNS_BY_ANCHOR[id]!)
-      (index.starts[pattern] ??= []).push(rank * RANK_STRIDE + start);
+/**
+ * The trie's anchor hits flattened for the scan: for node k, HITS[HIT_FROM[k] .. HIT_FROM[k + 1])
+ * are (pattern, rank * RANK_STRIDE) pairs of its prefix anchors, and the same range of WORD_FROM
+ * into WORD_HITS those of its whole-word anchors. Rebuilt when a pattern was added since.
+ */
+let flat:
+  | { version: number; hitFrom: Int32Array; hits: number[]; wordFrom: Int32Array; words: number[] }
+  | undefined;
+let version = 0;
+
+function flatHits(): NonNullable<typeof flat> {
+  if (flat?.version === version) return flat;
+  const hitFrom = new Int32Array(NODES.length + 1);
+  const wordFrom = new Int32Array(NODES.length + 1);
+  const hits: number[] = [];
+  const words: number[] = [];
+  NODES.forEach((node, k) => {
+    hitFrom[k] = hits.length;
+    wordFrom[k] = words.length;
+    for (const id of node.ids)
+      for (const { pattern, rank } of PATTERNS_BY_ANCHOR[id]!)
+        hits.push(pattern, rank * RANK_STRIDE);
+    for (const id of node.wordIds)
+      for (const { pattern, rank } of PATTERNS_BY_ANCHOR[id]!)
+        words.push(pattern, rank * RANK_STRIDE);
+  });
+  hitFrom[NODES.length] = hits.length;
+  wordFrom[NODES.length] = words.length;
+  flat = { version, hitFrom, hits, wordFrom, words };
+  return flat;
 }
 
 /** Index the words of `text`; pass `owner` (e.g. the scan view) to share it between detectors. */
 export function wordIndex(text: string, owner?: object): WordIndex {
-  const cached = owner === undefined ? undefined : indexCache.get(owner);
+  const cached = owner === undefined ? undefined : (owner as IndexOwner)[INDEX];
   if (cached !== undefined) return cached;
   const union = unionOfUnanchored();
   const index: WordIndex = { starts: [], scanUnanchored: union === undefined || union.test(text) };
+  const { hitFrom, hits, wordFrom, words } = flatHits();
+  const starts = index.starts;
+  const next = ASCII_NEXT;
   let i = 0;
   const n = Math.min(text.length, RANK_STRIDE - 1);
   while (i < n) {
@@ -137,21 +169,25 @@ export function wordIndex(text: string, owner?: object): WordIndex {
       i++;
       continue;
     }
+    // Walk the trie along the word's first ANCHOR_LENGTH characters, collecting the anchors the
+    // word starts with (prefix anchors at every node; whole-word anchors where the word ends).
     const start = i;
     let node = ROOT;
     for (let k = 0; k < ANCHOR_LENGTH && start + k < n; k++) {
       const c = text.charCodeAt(start + k);
       if (!isWordCode(c)) break;
-      node = child(node, c);
+      node = c < 128 ? next[node * 128 + c]! : (NODES[node]!.high?.get(c) ?? 0);
       if (node === 0) break;
-      const { ids, wordIds } = NODES[node]!;
-      if (ids.length > 0) addStarts(index, ids, start);
-      if (wordIds.length > 0 && !isWordCode(text.charCodeAt(start + k + 1)))
-        addStarts(index, wordIds, start);
+      for (let h = hitFrom[node]!, end = hitFrom[node + 1]!; h < end; h += 2)
+        (starts[hits[h]!] ??= []).push(hits[h + 1]! + start);
+      const from = wordFrom[node]!;
+      const to = wordFrom[node + 1]!;
+      if (from < to && !isWordCode(text.charCodeAt(start + k + 1)))
+        for (let h = from; h < to; h += 2) (starts[words[h]!] ??= []).push(words[h + 1]! + start);
     }
     while (i < n && isWordCode(text.charCodeAt(i))) i++;
   }
-  if (owner !== undefined) indexCache.set(owner, index);
+  if (owner !== undefined && Object.isExtensible(owner)) (owner as IndexOwner)[INDEX] = index;
   return index;
 }
 
@@ -175,6 +211,7 @@ export function anchored(regex: RegExp): AnchoredRegex {
   }
   const anchors = words?.map(anchorId);
   anchors?.forEach((id, rank) => PATTERNS_BY_ANCHOR[id]!.push({ pattern, rank }));
+  version++;
   return {
     regex,
     anchors,

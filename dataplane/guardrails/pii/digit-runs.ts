@@ -4,6 +4,7 @@
  * each other are not read as one. Linear: the separators are not digits, so the regex has one way
  * to match, and a run starts only where no word character precedes it.
  */
+import { regexMatches } from "./regex-matches.js";
 
 export interface DigitGroup {
   start: number;
@@ -36,7 +37,7 @@ function runRegex(separators: string): RegExp {
 export function findDigitRuns(text: string, separators: string, minLength = 1): DigitRun[] {
   const runs: DigitRun[] = [];
   if (!/\d/.test(text)) return runs;
-  for (const m of text.matchAll(runRegex(separators))) {
+  for (const m of regexMatches(runRegex(separators), text)) {
     if (m[0].length < minLength) continue;
     const groups: DigitGroup[] = [];
     const gaps: string[] = [];

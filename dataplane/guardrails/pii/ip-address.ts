@@ -1,5 +1,6 @@
 import { textBefore } from "./context-words.js";
 import type { PiiDetector, PiiMatch } from "./entities.js";
+import { regexMatches } from "./regex-matches.js";
 
 /**
  * IPv4 (dotted quad, each octet 0-255 without leading zeros) and IPv6 (full, compressed with
@@ -51,7 +52,7 @@ export function isValidIpv6(value: string): boolean {
 export function findIpAddresses(text: string): PiiMatch[] {
   const matches: PiiMatch[] = [];
   if (text.includes(".")) {
-    for (const m of text.matchAll(IPV4)) {
+    for (const m of regexMatches(IPV4, text)) {
       if (looksLikeVersion(text, m.index)) continue;
       matches.push({
         entity_type: "IP_ADDRESS",
@@ -62,7 +63,7 @@ export function findIpAddresses(text: string): PiiMatch[] {
     }
   }
   if (text.includes(":")) {
-    for (const m of text.matchAll(IPV6_CANDIDATE)) {
+    for (const m of regexMatches(IPV6_CANDIDATE, text)) {
       let value = m[0];
       while (value.endsWith(".")) value = value.slice(0, -1);
       if (value.split(":").length < 3 || !/\d/.test(value) || !isValidIpv6(value)) continue;

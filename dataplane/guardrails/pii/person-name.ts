@@ -3,6 +3,7 @@ import { isFirstName, isLastName } from "./name-lexicon.js";
 import { COMMON_ENGLISH_WORDS } from "./common-english-words.js";
 import { NOT_NAME_WORDS, ORGANISATION_OR_PLACE_SUFFIXES } from "./not-name-words.js";
 import { isPlaceName } from "./place-names.js";
+import { regexMatches } from "./regex-matches.js";
 
 /**
  * Person names, heuristically (no model weights run here): sequences of capitalised words
@@ -87,7 +88,13 @@ const WEAK_CUES = new Set([
   "saw",
   ...PERSON_CUES,
 ]);
-const PREVIOUS_WORDS = /([\p{L}']+[:?,.-]?|[:?-])(?:\s+([\p{L}']+[:?,.-]?|[:?-]))?\s+$/u;
+/**
+ * The leading lookbehind changes no match (a match starting right after a letter or apostrophe
+ * could start one character earlier, so it is never the leftmost), but spares the engine an attempt
+ * in the middle of every word.
+ */
+const PREVIOUS_WORDS =
+  /(?<![\p{L}'])([\p{L}']+[:?,.-]?|[:?-])(?:\s+([\p{L}']+[:?,.-]?|[:?-]))?\s+$/u;
 
 interface Cues {
   strong: boolean;
@@ -127,7 +134,8 @@ interface Sequence {
   words: string[];
 }
 
-const plain = (word: string): string => word.replace(/\.$/, "").toLowerCase();
+const plain = (word: string): string =>
+  (word.endsWith(".") ? word.slice(0, -1) : word).toLowerCase();
 const isInitial = (word: string): boolean => /^\p{Lu}\.?$/u.test(word);
 
 function isParticleGap(gap: string): boolean {
@@ -144,7 +152,7 @@ function isParticleGap(gap: string): boolean {
 function sequences(text: string): Sequence[] {
   const out: Sequence[] = [];
   let current: Sequence | undefined;
-  for (const m of text.matchAll(TOKEN)) {
+  for (const m of regexMatches(TOKEN, text)) {
     const gap =
       current === undefined || m.index - current.end > 16 ? "\n" : text.slice(current.end, m.index);
     const previous = current?.words.at(-1) ?? "";
@@ -276,7 +284,7 @@ const LOWER_NAME =
 function lowerCaseNames(text: string): PiiMatch[] {
   const matches: PiiMatch[] = [];
   const cue = /\b(?:name\s+is|name:|calls?\s+me)\s+/giu;
-  for (const m of text.matchAll(cue)) {
+  for (const m of regexMatches(cue, text)) {
     const start = m.index + m[0].length;
     const words = LOWER_NAME.exec(text.slice(start, start + 80))?.[1]?.split(" ") ?? [];
     const taken: string[] = [];

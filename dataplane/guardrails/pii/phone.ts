@@ -1,5 +1,6 @@
 import { closestKeywordBefore } from "./context-words.js";
 import type { PiiDetector, PiiMatch } from "./entities.js";
+import { regexMatches } from "./regex-matches.js";
 
 /**
  * Phone numbers. Candidates are runs of digit groups joined by a single space, dot or dash, with
@@ -129,7 +130,7 @@ function classify(text: string, start: number, raw: string): number {
 
 export function findPhoneNumbers(text: string): PiiMatch[] {
   const matches: PiiMatch[] = [];
-  for (const m of text.matchAll(CANDIDATE)) {
+  for (const m of regexMatches(CANDIDATE, text)) {
     let raw = m[0];
     // The last group may be a sentence's trailing number glued by a space: keep the layout honest.
     raw = raw.replace(/[ .-]+$/, "");

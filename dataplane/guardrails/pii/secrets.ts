@@ -1,6 +1,7 @@
 import type { PiiDetector, PiiMatch } from "./entities.js";
 import { shannonEntropy } from "./entropy.js";
 import { findPrivateKeyBlocks } from "./private-key-block.js";
+import { regexMatches } from "./regex-matches.js";
 
 /**
  * Secrets and API keys: provider key formats with fixed prefixes, JWTs, PEM private key blocks,
@@ -122,7 +123,7 @@ function findAssignedSecrets(text: string): PiiMatch[] {
   const matches: PiiMatch[] = [];
   // An assignment needs ":" or "="; a bearer token the word "bearer".
   const assigns = text.includes(":") || text.includes("=");
-  for (const m of assigns ? text.matchAll(ASSIGNMENT_WITH_INDICES) : []) {
+  for (const m of assigns ? regexMatches(ASSIGNMENT_WITH_INDICES, text) : []) {
     const name = (m[1] ?? "").toLowerCase();
     const value = m[3] ?? "";
     const span = m.indices?.[3];
@@ -140,7 +141,7 @@ function findAssignedSecrets(text: string): PiiMatch[] {
     });
   }
   const bearer = /bearer/i.test(text);
-  for (const m of bearer ? text.matchAll(BEARER_WITH_INDICES) : []) {
+  for (const m of bearer ? regexMatches(BEARER_WITH_INDICES, text) : []) {
     const span = m.indices?.[1];
     if (span === undefined || !looksRandom(m[1] ?? "")) continue;
     matches.push({ entity_type: "SECRET", start: span[0], end: span[1], score: 0.9 });
@@ -152,7 +153,7 @@ export function findSecrets(text: string): PiiMatch[] {
   const matches: PiiMatch[] = [];
   const formats = KEY_FORMAT_LITERALS.test(text) ? KEY_FORMATS : [];
   for (const format of formats) {
-    for (const m of text.matchAll(format.pattern)) {
+    for (const m of regexMatches(format.pattern, text)) {
       matches.push({
         entity_type: "SECRET",
         start: m.index,

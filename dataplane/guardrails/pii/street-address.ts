@@ -1,6 +1,7 @@
 import type { PiiDetector, PiiMatch } from "./entities.js";
 import { NOT_NAME_WORDS } from "./not-name-words.js";
 import { isPlaceName } from "./place-names.js";
+import { regexMatches } from "./regex-matches.js";
 
 /**
  * Street addresses, heuristically. First "cores" that only an address has:
@@ -123,7 +124,7 @@ const ADDRESS_CUE = /(?:^|\n|,|\b(?:at|to|address|is|from)\s*:?)\s*$/iu;
  */
 function digitWindows(text: string): Array<{ start: number; end: number }> {
   const windows: Array<{ start: number; end: number }> = [];
-  for (const m of text.matchAll(/\d+/g)) {
+  for (const m of regexMatches(/\d+/g, text)) {
     // Widen to whitespace, but by at most 32 characters: a text without spaces stays linear.
     let start = Math.max(0, m.index - 100);
     const startLimit = Math.max(0, start - 32);
@@ -144,21 +145,21 @@ function findCores(
   into: Array<{ start: number; end: number }>,
 ): void {
   for (const pattern of CORE_PATTERNS) {
-    for (const m of text.matchAll(pattern)) {
+    for (const m of regexMatches(pattern, text)) {
       into.push({
         start: offset + m.index,
         end: offset + m.index + m[0].replace(/\s+$/, "").length,
       });
     }
   }
-  for (const m of text.matchAll(WORD_NUMBER)) {
+  for (const m of regexMatches(WORD_NUMBER, text)) {
     if (!STREET_WORD_ENDING.test(m[1] ?? "")) continue;
     // Take up to two capitalised words before it: "Brucker Bundesstrasse 31".
     const before =
       PRECEDING_CAP_WORDS.exec(text.slice(Math.max(0, m.index - 40), m.index))?.[0] ?? "";
     into.push({ start: offset + m.index - before.length, end: offset + m.index + m[0].length });
   }
-  for (const m of text.matchAll(NUMBER_WORDS_NUMBER)) {
+  for (const m of regexMatches(NUMBER_WORDS_NUMBER, text)) {
     const words = (m[1] ?? "").trim().split(/\s+/);
     if (words.some((w) => NOT_NAME_WORDS.has(w.toLowerCase()) || isPlaceName(w))) continue;
     // "number Word number" is an address only after an address cue or with more address after it.

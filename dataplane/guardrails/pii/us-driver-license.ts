@@ -1,5 +1,6 @@
 import { closestKeywordBefore } from "./context-words.js";
 import type { PiiDetector, PiiMatch } from "./entities.js";
+import { regexMatches } from "./regex-matches.js";
 
 /**
  * US driver's license numbers. Formats differ by state (7-9 digits, a letter and 4-14 digits,
@@ -27,7 +28,7 @@ export function findUsDriverLicenses(text: string): PiiMatch[] {
   const matches: PiiMatch[] = [];
   const lower = text.toLowerCase();
   if (!lower.includes("licen") && !lower.includes("dl")) return matches;
-  for (const m of text.matchAll(CANDIDATE)) {
+  for (const m of regexMatches(CANDIDATE, text)) {
     const raw = m[0];
     const digits = raw.replace(/\D/g, "").length;
     if (digits < 5 || raw.includes("--") || raw.endsWith("-")) continue;

@@ -1,5 +1,6 @@
 import { closestKeywordBefore } from "./context-words.js";
 import type { PiiDetector, PiiMatch } from "./entities.js";
+import { regexMatches } from "./regex-matches.js";
 
 /**
  * US Social Security numbers: AAA-GG-SSSS. Never issued: area 000, 666 or 900-999, group 00,
@@ -47,7 +48,7 @@ export function isValidSsn(area: string, group: string, serial: string): boolean
 
 export function findUsSsns(text: string): PiiMatch[] {
   const matches: PiiMatch[] = [];
-  for (const m of text.matchAll(CANDIDATE)) {
+  for (const m of regexMatches(CANDIDATE, text)) {
     const [raw, area = "", separator = "", group = "", serial = ""] = m;
     if (!isValidSsn(area, group, serial)) continue;
     const keyword = closestKeywordBefore(text, m.index, 48, ALL_WORDS);

@@ -242,7 +242,10 @@ function evaluate(
   text: string,
   options: EvaluateOptions,
 ): GuardrailEvaluation {
-  const detectors: GuardrailDetectors = { ...builtInDetectors, ...options.detectors };
+  const detectors: GuardrailDetectors =
+    options.detectors === undefined
+      ? builtInDetectors
+      : { ...builtInDetectors, ...options.detectors };
   const map = options.placeholders ?? createPlaceholderMap();
   const run = new Evaluation(policy);
   if (direction === "input" && policy.injection.enabled) runInjection(run, policy, text, detectors);

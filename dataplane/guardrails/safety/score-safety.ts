@@ -3,12 +3,8 @@
  * by the shape of the request (asking how to do it, doing it unseen, or discussing/preventing
  * it), combined by noisy-OR with the small hashed n-gram classifier. Pure and linear in the input.
  */
-import {
-  buildScanViews,
-  scanModelText,
-  wordCount,
-  type ScanView,
-} from "../normalize/scan-views.js";
+import { buildScanViews, wordCount, type ScanView } from "../normalize/scan-views.js";
+import { maskedModelText } from "../normalize/masked-model-text.js";
 import { detectPii } from "../pii/detect.js";
 import type { PiiEntity } from "../pii/entities.js";
 import { predictCounts, type LinearModel } from "../models/linear-model.js";
@@ -51,11 +47,20 @@ function compile(terms: string[]): AnchoredRegex {
   return anchored(rx(B, "(?:", terms.join("|"), ")", E));
 }
 
-const COMPILED = SAFETY_CATEGORIES.map((category) => ({
-  category,
-  strong: compile(SAFETY_LEXICON[category].strong),
-  topic: compile(SAFETY_LEXICON[category].topic),
-}));
+const COMPILED = SAFETY_CATEGORIES.map((category) => {
+  const strong = compile(SAFETY_LEXICON[category].strong);
+  const topic = compile(SAFETY_LEXICON[category].topic);
+  return {
+    category,
+    strong,
+    topic,
+    /** Strong terms first, then topic terms, each with its weight. */
+    lists: [
+      [strong, STRONG_WEIGHT],
+      [topic, TOPIC_WEIGHT],
+    ] as const,
+  };
+});
 
 const ZERO_SCORES = Object.fromEntries(SAFETY_CATEGORIES.map((c) => [c, 0])) as Record<
   SafetyCategory,
@@ -71,11 +76,8 @@ function lexiconSignals(views: ScanView[], texts: Map<SafetySignal, string>): Sa
   const seen = new Set<string>();
   for (const view of views) {
     const index = wordIndex(view.text, view);
-    for (const { category, strong, topic } of COMPILED) {
-      for (const [matcher, weight] of [
-        [strong, STRONG_WEIGHT],
-        [topic, TOPIC_WEIGHT],
-      ] as const) {
+    for (const { category, lists } of COMPILED) {
+      for (const [matcher, weight] of lists) {
         for (const m of anchoredMatches(matcher, view.text, index, MAX_MATCHES)) {
           const span = view.spanInInput(m.index, m.index + m[0].length);
           const key = `${category}:${span.start}`;
@@ -121,6 +123,20 @@ function ruleScores(
     scores[category] = score;
   }
   return scores;
+}
+
+/** The intent shape over every view: a request or evasion in any, protective only in all. */
+function combinedIntent(views: ScanView[]): IntentShape {
+  let intent = intentShape(views[0]);
+  for (let k = 1; k < views.length; k++) {
+    const i = intentShape(views[k]);
+    intent = {
+      request: intent.request || i.request,
+      evasion: intent.evasion || i.evasion,
+      protective: intent.protective && i.protective,
+    };
+  }
+  return intent;
 }
 
 /** The two classifiers: hazardous-or-not, and which category a hazardous text belongs to. */
@@ -203,13 +219,12 @@ function classifierCounts(
     IDENTIFIERS.includes(m.entity_type),
   );
   if (found.length === 0) return scanFeatureCounts(views);
-  let masked = "";
-  let at = 0;
-  for (const m of found) {
-    masked += `${text.slice(at, m.start)}[${m.entity_type}]`;
-    at = m.end;
-  }
-  return featureCounts(scanModelText(masked + text.slice(at)), MAX_MODEL_DIMS);
+  const spans = found.map((m) => ({
+    start: m.start,
+    end: m.end,
+    placeholder: `[${m.entity_type}]`,
+  }));
+  return featureCounts(maskedModelText(text, views[0], spans), MAX_MODEL_DIMS);
 }
 
 function evidenceOf(views: ScanView[]): number {
@@ -240,17 +255,15 @@ export function scoreSafetyWith(
 ): SafetyScore {
   const matched = new Map<SafetySignal, string>();
   const signals = lexiconSignals(views, matched);
-  let intent = intentShape(views[0]);
-  for (const v of views.slice(1)) {
-    const i = intentShape(v);
-    intent = {
-      request: intent.request || i.request,
-      evasion: intent.evasion || i.evasion,
-      protective: intent.protective && i.protective,
-    };
-  }
-  const rules = ruleScores(signals, matched, intent);
-  const uncorroborated = subject === "answer" && signals.length === 0 && !intent.evasion;
+  // The intent weighs lexicon terms, and on an answer without any tells whether it is evasive;
+  // otherwise it changes nothing and is not worked out.
+  const intent = signals.length > 0 || subject === "answer" ? combinedIntent(views) : undefined;
+  const rules =
+    intent === undefined || signals.length === 0
+      ? emptyScores()
+      : ruleScores(signals, matched, intent);
+  const uncorroborated =
+    subject === "answer" && signals.length === 0 && intent !== undefined && !intent.evasion;
   const learned =
     models === undefined
       ? emptyScores()

@@ -12,6 +12,7 @@ import { sql as filesAndBatches } from "./0013-files-and-batches.js";
 import { sql as analyticsRollups } from "./0014-analytics-rollups.js";
 import { sql as rag } from "./0015-rag.js";
 import { sql as realtimeModality } from "./0016-realtime-modality.js";
+import { sql as feedbackAndCacheScanIndex } from "./0018-feedback-and-cache-scan-index.js";
 
 export interface Migration {
   id: number;
@@ -35,4 +36,5 @@ export const migrations: readonly Migration[] = [
   { id: 14, name: "analytics-rollups", sql: analyticsRollups },
   { id: 15, name: "rag", sql: rag },
   { id: 16, name: "realtime-modality", sql: realtimeModality },
+  { id: 18, name: "feedback-and-cache-scan-index", sql: feedbackAndCacheScanIndex },
 ];

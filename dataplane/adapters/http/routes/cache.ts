@@ -16,7 +16,11 @@ import { GatewayError } from "../../../core/errors.js";
 import type { Caller } from "../../../core/identity.js";
 import { resolveCallRoute } from "../../../routing/routes/resolve-call-route.js";
 import type { StoredEntry } from "../../../store/cache-repository.js";
-import { cacheStats, type CacheStatsRow } from "../../../store/cache-stats-query.js";
+import {
+  cacheEmbeddingOverhead,
+  cacheStats,
+  type CacheStatsRow,
+} from "../../../store/cache-stats-query.js";
 import { errorSchema, listBody } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
 
@@ -104,7 +108,13 @@ export function cacheRoutes(ctx: AppContext): AnyRouteSpec[] {
       handler: async ({ query, caller }) => {
         const to = new Date(ctx.clock.now());
         const from = new Date(to.getTime() - query.window_hours * 3_600_000);
-        const rows = await cacheStats(ctx.db, who(caller).customer.id, from);
+        const customerId = who(caller).customer.id;
+        // From the audit log: this replica's records written first, as the audit API does.
+        await ctx.audit.caughtUp();
+        const [rows, overhead] = await Promise.all([
+          cacheStats(ctx.db, customerId, from),
+          cacheEmbeddingOverhead(ctx.db, customerId, from),
+        ]);
         return {
           status: 200,
           body: {
@@ -113,7 +123,11 @@ export function cacheRoutes(ctx: AppContext): AnyRouteSpec[] {
             from: from.toISOString(),
             to: to.toISOString(),
             semantic_search: repo.searchKind,
-            totals: (({ model: _m, ...rest }) => rest)(statsJson("", rows)),
+            totals: {
+              ...(({ model: _m, ...rest }) => rest)(statsJson("", rows)),
+              embedding_calls: overhead.calls,
+              embedding_cost_usd: overhead.costUsd,
+            },
             by_model: rows.map((r) => statsJson(r.model, [r])),
           },
         };

@@ -2,10 +2,7 @@ import { z } from "zod";
 import type { AppContext } from "../../../app/context.js";
 import { GatewayError } from "../../../core/errors.js";
 import type { Caller } from "../../../core/identity.js";
-import { newId } from "../../../core/ids.js";
 import {
-  abResultsSchema,
-  abTestCreateSchema,
   promptCreateSchema,
   promptListSchema,
   promptResponseSchema,
@@ -18,26 +15,18 @@ import {
   versionResponseSchema,
   versionUpdateSchema,
 } from "../../../prompts/prompt-schemas.js";
-import type { Prompt, PromptAbTest } from "../../../prompts/prompt-types.js";
-import { abTestJson, promptJson, versionJson } from "../../../prompts/prompt-wire.js";
+import { promptJson, versionJson } from "../../../prompts/prompt-wire.js";
 import { assertDeclared, renderMessages } from "../../../prompts/render-template.js";
-import { armStats, errorRateTest } from "../../../routing/routes/ab-statistics.js";
-import { errorSchema, listBody, pageQuery } from "../common-schemas.js";
+import { listBody, pageQuery } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
+import { promptAbRoutes } from "./prompt-ab.js";
+import {
+  notArchived,
+  promptConflict as conflict,
+  promptErrors as errors,
+  slugParams,
+} from "./prompt-route-common.js";
 
-const AB_MAX_CALLS = 100_000;
-const errors = {
-  401: { description: "missing or invalid API key", schema: errorSchema },
-  404: { description: "no such prompt or version (of this customer)", schema: errorSchema },
-  422: { description: "validation failed", schema: errorSchema },
-};
-const conflict = {
-  409: {
-    description: "archived prompt, published (immutable) version, or slug taken",
-    schema: errorSchema,
-  },
-};
-const slugParams = z.strictObject({ slug: promptSlug });
 const versionParams = z.strictObject({
   slug: promptSlug,
   ver: z.coerce.number().int().min(1).max(1_000_000),
@@ -48,15 +37,6 @@ const listQuery = pageQuery.extend({
     .default("false")
     .transform((v) => v === "true"),
 });
-
-function notArchived(p: Prompt): void {
-  if (p.archivedAt) {
-    throw new GatewayError(
-      "invalid_state_transition",
-      `prompt '${p.slug}' is archived: it can be read but not changed`,
-    );
-  }
-}
 
 /** Prompt templates (spec 4.9): per customer, versioned (drafts, then published), with A/B tests. */
 export function promptRoutes(ctx: AppContext): AnyRouteSpec[] {
@@ -300,79 +280,7 @@ export function promptRoutes(ctx: AppContext): AnyRouteSpec[] {
         };
       },
     }),
-    route({
-      method: "POST",
-      path: "/api/v1/prompts/:slug/ab-test",
-      tag: "prompts",
-      summary: "Start an A/B test between published versions (replaces the current test)",
-      audit: "prompt.ab_test",
-      params: slugParams,
-      body: abTestCreateSchema,
-      responses: {
-        201: { description: "PromptResponse with the new ab_test", schema: promptResponseSchema },
-        ...errors,
-        ...conflict,
-      },
-      handler: async ({ params, body, caller }) => {
-        const customerId = customerOf(caller);
-        notArchived(await service.prompt(customerId, params.slug));
-        for (const [i, arm] of body.arms.entries()) {
-          const v = await repo.version(customerId, params.slug, arm.version);
-          if (!v || v.status !== "published") {
-            const msg = `version ${arm.version} is not a published version of '${params.slug}'`;
-            throw new GatewayError("validation_failed", msg, {
-              detail: [{ loc: ["body", "arms", i, "version"], msg, type: "prompt_version" }],
-            });
-          }
-        }
-        const now = new Date(ctx.clock.now()).toISOString();
-        const test: PromptAbTest = {
-          id: newId("abt"),
-          arms: body.arms,
-          sticky: body.sticky,
-          enabled: body.enabled,
-          startedAt: now,
-          endedAt: body.enabled ? null : now,
-        };
-        await repo.setAbTest(customerId, params.slug, test);
-        return { status: 201, body: promptJson(await service.prompt(customerId, params.slug)) };
-      },
-    }),
-    route({
-      method: "GET",
-      path: "/api/v1/prompts/:slug/ab-results",
-      tag: "prompts",
-      summary: "Per-arm results of the prompt's A/B test and a z-test on error rates",
-      params: slugParams,
-      responses: { 200: { description: "PromptAbResults", schema: abResultsSchema }, ...errors },
-      handler: async ({ params, caller }) => {
-        const customerId = customerOf(caller);
-        const prompt = await service.prompt(customerId, params.slug);
-        const test = prompt.abTest;
-        const observations = test
-          ? await repo.abObservations(customerId, params.slug, test.id, AB_MAX_CALLS)
-          : [];
-        const labels = (test?.arms ?? []).map((a) => `v${a.version}`);
-        const arms = armStats(labels, observations).map((a) => ({
-          ...a,
-          version: Number(a.model.slice(1)) || 0,
-        }));
-        const [a, b] = arms;
-        return {
-          status: 200,
-          body: {
-            object: "prompt.ab_results",
-            slug: params.slug,
-            ab_test: test ? abTestJson(test) : null,
-            calls: observations.length,
-            truncated: observations.length >= AB_MAX_CALLS,
-            error_definition: "outcome upstream_error or stream_failed, or HTTP status >= 500",
-            arms,
-            analysis: a && b ? errorRateTest(a, b) : null,
-          },
-        };
-      },
-    }),
+    ...promptAbRoutes(ctx),
   ];
 }
 

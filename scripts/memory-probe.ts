@@ -1,0 +1,78 @@
+/**
+ * Memory of one gateway under load, for hunting leaks (docs/benchmarks.md, "Memory and the
+ * embedded store"): bench/gateway-process.ts on a fresh DATA_DIR (embedded store on disk) or, with
+ * PG=<postgres server URL>, on a fresh database; `wrk -t1 -c50` JSON chat with a default-policy key
+ * for SECS seconds (default 60); the gateway's RSS and main-thread heap every 5 s. NODE_ARGS adds
+ * Node options to the gateway (e.g. "--max-old-space-size=256"); SNAP=30,85 writes heap snapshots
+ * at those seconds (the gateway runs with --heapsnapshot-signal=SIGUSR2; the files land in the
+ * repository root, Heap.*.heapsnapshot).
+ *
+ *   SECS=120 npx tsx scripts/memory-probe.ts
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chatBody, FAST_MODEL, PACED_MODEL } from "../bench/bench-models.js";
+import { createMemberKey, registerBenchModels } from "../bench/gateway-setup.js";
+import { ensureWrk, runWrk } from "../bench/load/wrk.js";
+import { startChild } from "../bench/processes/child-process.js";
+import { createFreshDatabase, type FreshDatabase } from "../bench/processes/fresh-database.js";
+
+const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
+const seconds = Number(process.env.SECS ?? 60);
+const snapshots = (process.env.SNAP ?? "").split(",").filter(Boolean).map(Number);
+const nodeArgs = (process.env.NODE_ARGS ?? "").split(" ").filter(Boolean);
+const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
+
+const wrk = await ensureWrk((line) => console.error(line));
+if (wrk === undefined) throw new Error("wrk is needed");
+const upstream = await startChild<{ url: string }>(here("../bench/processes/upstream-process.ts"));
+let database: FreshDatabase | undefined;
+let dataDir: string | undefined;
+if (process.env.PG) database = await createFreshDatabase(process.env.PG);
+else dataDir = await mkdtemp(join(tmpdir(), "evident-memory-probe-"));
+const gateway = await startChild<{ url: string; adminKey: string }>(
+  here("../bench/gateway-process.ts"),
+  [database?.url ?? dataDir ?? ""],
+  ["--heapsnapshot-signal=SIGUSR2", ...nodeArgs],
+);
+try {
+  const { url, adminKey } = gateway.info;
+  const key = await createMemberKey(url, adminKey, "memory-probe");
+  await registerBenchModels(url, adminKey, upstream.info.url, [FAST_MODEL, PACED_MODEL], key);
+  const started = Date.now();
+  const sample = async (): Promise<void> => {
+    const s = await gateway.stats();
+    const at = ((Date.now() - started) / 1000).toFixed(0);
+    console.log(
+      `${at}s rss ${mib(s.rssBytes)} heapUsed ${mib(s.heapUsedBytes)} heapTotal ${mib(s.heapTotalBytes)} external ${mib(s.externalBytes)} arrayBuffers ${mib(s.arrayBuffersBytes)}`,
+    );
+  };
+  await sample();
+  const timer = setInterval(() => void sample(), 5_000);
+  const snapTimers = snapshots.map((at) =>
+    setTimeout(() => {
+      console.log(`heap snapshot at ${at}s`);
+      if (gateway.pid !== undefined) process.kill(gateway.pid, "SIGUSR2");
+    }, at * 1000),
+  );
+  const result = await runWrk(wrk, {
+    url: `${url}/v1/chat/completions`,
+    connections: 50,
+    seconds,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: chatBody(FAST_MODEL, false),
+  });
+  clearInterval(timer);
+  for (const t of snapTimers) clearTimeout(t);
+  await sample();
+  console.log(
+    `requests ${result.requests} req/s ${result.requestsPerSecond.toFixed(0)} non-2xx ${result.non2xx} socket errors ${result.socketErrors}`,
+  );
+} finally {
+  await gateway.stop();
+  await upstream.stop();
+  await database?.drop();
+  if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
+}
