@@ -1,29 +1,10 @@
 import type { FastifyInstance } from "fastify";
-import {
-  AccountService,
-  applyAuthInvalidation,
-  AUTH_CHANNEL,
-} from "../accounts/account-service.js";
-import { buildOpenApi, openApiDocumentSchema } from "../adapters/http/openapi.js";
-import { accountRoutes } from "../adapters/http/routes/accounts.js";
-import { systemRoutes } from "../adapters/http/routes/system.js";
-import { route, type AnyRouteSpec } from "../adapters/http/route-table.js";
 import { buildHttpServer } from "../adapters/http/server.js";
 import type { Config } from "../config/config.js";
-import { Authenticator } from "../core/authenticator.js";
 import { systemClock, type Clock } from "../core/clock.js";
 import { createLogger, type Logger } from "../observability/logger.js";
 import { createMetrics } from "../observability/metrics.js";
-import { withAdvisoryLock } from "../store/advisory-lock.js";
-import { ApiKeyRepository } from "../store/api-key-repository.js";
-import { CustomerRepository } from "../store/customer-repository.js";
-import { storeKeyDirectory } from "../store/key-directory.js";
-import { KeyUsageRecorder } from "../store/key-usage-recorder.js";
 import { isMigrated, migrate } from "../store/migrate.js";
-import { compatRoutes } from "../adapters/http/routes/compat.js";
-import { backendRoutes } from "../adapters/http/routes/backends.js";
-import { deploymentRoutes } from "../adapters/http/routes/deployments.js";
-import { modelRoutes } from "../adapters/http/routes/models.js";
 import { Pipeline } from "../core/pipeline.js";
 import { BackendService } from "../registry/backend-service.js";
 import { DeploymentService } from "../registry/deployment-service.js";
@@ -38,27 +19,15 @@ import { ModelRepository } from "../store/model-repository.js";
 import { UpstreamClient } from "../upstream/upstream-client.js";
 import { DestinationPolicy } from "../upstream/destination-policy.js";
 import { HOP_LABEL } from "../upstream/hop-marker.js";
-import { auditRoutes } from "../adapters/http/routes/audit.js";
-import { AuditLog } from "../audit/audit-log.js";
-import { AuditSpool } from "../audit/audit-spool.js";
-import { AuditWriter } from "../audit/audit-writer.js";
-import { AuditIngester } from "../audit/audit-ingester.js";
-import { AuditQuarantineRepository } from "../store/audit-quarantine-repository.js";
-import { loadCheckpointSigner } from "../audit/checkpoint-signer.js";
-import { RetentionSweeper } from "../audit/retention-sweeper.js";
-import { AuditRepository } from "../store/audit-repository.js";
-import { RetentionRepository } from "../store/retention-repository.js";
-import path from "node:path";
-import { Gauge } from "prom-client";
 import { buildLimits } from "./limits-wiring.js";
+import { buildAudit } from "./audit-wiring.js";
+import { buildAuth } from "./auth-wiring.js";
+import { allRoutes } from "./http-routes.js";
 import { MemoryConcurrencyCap, withConcurrencyCap } from "../limits/concurrency-cap.js";
 import { RedisConcurrencyCap } from "../limits/redis-concurrency-cap.js";
-import { guardrailRoutes } from "../adapters/http/routes/guardrails.js";
 import { GuardConfigService } from "../guardrails/enforcement/guard-config.js";
 import { guardStages } from "../guardrails/enforcement/guard-stages.js";
 import { GuardrailRepository } from "../store/guardrail-repository.js";
-import { exportRoutes } from "../adapters/http/routes/exports.js";
-import { routeRoutes } from "../adapters/http/routes/routes.js";
 import { ExportJobs } from "../audit/export-jobs.js";
 import { ExportRepository } from "../store/export-repository.js";
 import { RouteRepository } from "../store/route-repository.js";
@@ -67,9 +36,6 @@ import type { AppContext, ReadinessCheck } from "./context.js";
 import { openStores, type Stores } from "./open-stores.js";
 import { buildAnalytics } from "./analytics-wiring.js";
 import { createTracing, traced } from "../observability/tracing.js";
-import { promptRoutes } from "../adapters/http/routes/prompts.js";
-import { cacheRoutes } from "../adapters/http/routes/cache.js";
-import { ragSearchRoutes } from "../adapters/http/routes/rag-search.js";
 import { PromptService } from "../prompts/prompt-service.js";
 import { PromptFeedbackRepository } from "../store/prompt-feedback-repository.js";
 import { PromptRepository } from "../store/prompt-repository.js";
@@ -78,19 +44,12 @@ import { CacheConfigService } from "../cache/cache-config.js";
 import { cacheStage, startExpirySweep } from "../cache/cache-stage.js";
 import { policyVersionOf } from "../cache/cache-key.js";
 import { pipelineEmbedder } from "../adapters/http/compat/cache-embedding-call.js";
-import { batchRoutes } from "../adapters/http/routes/batches.js";
-import { fileRoutes } from "../adapters/http/routes/files.js";
 import { BatchRepository } from "../store/batch-repository.js";
 import { FileRepository } from "../store/file-repository.js";
 import { buildBatchRunner } from "./batch-wiring.js";
 import { buildRag } from "./rag-wiring.js";
-import { ragCollectionRoutes } from "../adapters/http/routes/rag-collections.js";
-import { ragDocumentRoutes } from "../adapters/http/routes/rag-documents.js";
 import { attachRealtime } from "../adapters/http/realtime-upgrade.js";
-import { realtimeRoutes } from "../adapters/http/routes/realtime.js";
 import { CLOSE } from "../realtime/realtime-session.js";
-
-const BOOTSTRAP_LOCK_ID = 7_314_620_002;
 
 export interface App {
   ctx: AppContext;
@@ -115,30 +74,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const { db, redis, broadcast } = stores;
   await migrate(db);
 
-  const customers = new CustomerRepository(db);
-  const apiKeys = new ApiKeyRepository(db);
-  const usage = new KeyUsageRecorder(apiKeys, 30_000, (err) =>
-    logger.warn({ err: String(err) }, "could not record key use"),
-  );
-  const authenticator = new Authenticator({
-    directory: storeKeyDirectory(apiKeys, customers),
-    clock,
-    ttlMs: config.AUTH_CACHE_TTL_MS,
-    onUse: (id) => usage.record(id),
-  });
-  const accounts = new AccountService(customers, apiKeys, authenticator, broadcast);
-  const unsubscribe = await broadcast.subscribe(AUTH_CHANNEL, (message) => {
-    try {
-      applyAuthInvalidation(authenticator, JSON.parse(message));
-    } catch {
-      authenticator.clear();
-    }
-  });
-
-  const { generated, restored } = await withAdvisoryLock(db, BOOTSTRAP_LOCK_ID, () =>
-    accounts.bootstrapAdmin(config.EVIDENT_ADMIN_KEY),
-  );
-  if (restored) logger.warn("the bootstrap admin key (EVIDENT_ADMIN_KEY) was revoked; restored");
+  const auth = await buildAuth({ config, clock, logger, db, broadcast });
+  const { customers, apiKeys, authenticator, accounts } = auth;
 
   const models = new ModelRepository(db);
   const deployments = new DeploymentRepository(db);
@@ -175,48 +112,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     observer: tracing?.upstream,
   });
   const metrics = createMetrics();
-  const auditRepo = new AuditRepository(db);
-  const retentionRepo = new RetentionRepository(db);
-  const spool = await AuditSpool.open(
-    config.AUDIT_SPOOL_DIR ?? path.resolve(config.DATA_DIR, "audit-spool"),
-    config.AUDIT_SPOOL_MAX_BYTES,
-  );
-  const spoolDir = config.AUDIT_SPOOL_DIR ?? path.resolve(config.DATA_DIR, "audit-spool");
-  const ingester = new AuditIngester(
-    db,
-    auditRepo,
-    new AuditQuarantineRepository(db),
-    spool,
-    spoolDir,
-    logger,
-    {
-      batchBytes: 512 * 1024,
-      retryMs: 50,
-      maxRetryMs: 1_000,
-      // Under load, one store transaction per ~10 ms of records rather than per group commit.
-      lingerMs: 10,
-      onQuarantine: () => metrics.auditQuarantined.inc(),
-    },
-  );
-  const writer = new AuditWriter(db, auditRepo, spool, ingester, logger, {
-    durability: config.AUDIT_DURABILITY,
-    maxBatch: 500,
-    brokenMs: 1_000,
-  });
-  writer.start();
-  new Gauge({
-    name: "evident_audit_log_backlog_bytes",
-    help: "Bytes of audit records in the local log not yet in the store",
-    registers: [metrics.registry],
-    collect() {
-      this.set(spool.backlogBytes);
-    },
-  });
-  const signer = await loadCheckpointSigner(config.EVIDENT_AUDIT_SIGNING_KEY, config.DATA_DIR);
-  const audit = new AuditLog(writer, auditRepo, retentionRepo, signer, clock, logger);
-  audit.startCheckpoints(config.AUDIT_CHECKPOINT_INTERVAL_MS);
-  const sweeper = new RetentionSweeper(db, auditRepo, retentionRepo, clock, logger);
-  sweeper.start(config.RETENTION_SWEEP_INTERVAL_MS);
+  const auditing = await buildAudit({ config, clock, logger, metrics, db });
+  const {
+    repo: auditRepo,
+    retention: retentionRepo,
+    writer,
+    log: audit,
+    signer,
+    sweeper,
+  } = auditing;
 
   const guardrailRepo = new GuardrailRepository(db);
   const guardConfig = new GuardConfigService(guardrailRepo, broadcast, clock);
@@ -347,41 +251,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     };
   };
   const batchRunner = buildBatchRunner(ctx);
-  const routes: AnyRouteSpec[] = [
-    ...systemRoutes(ctx, inventory),
-    ...accountRoutes(ctx),
-    ...modelRoutes(ctx),
-    ...deploymentRoutes(ctx),
-    ...backendRoutes(ctx),
-    ...compatRoutes(ctx),
-    ...auditRoutes(ctx),
-    ...guardrailRoutes(ctx),
-    ...exportRoutes(ctx),
-    ...routeRoutes(ctx),
-    ...limits.routes(ctx),
-    ...analytics.routes(),
-    ...promptRoutes(ctx),
-    ...cacheRoutes(ctx),
-    ...ragSearchRoutes(ctx),
-    ...fileRoutes(ctx),
-    ...batchRoutes(ctx, batchRunner),
-    ...ragCollectionRoutes(ctx),
-    ...ragDocumentRoutes(ctx),
-    ...realtimeRoutes(),
-  ];
-  const openApiRoute = route({
-    method: "GET",
-    path: "/openapi.json",
-    tag: "meta",
-    summary: "This API's OpenAPI description (version 0.1.0)",
-    responses: { 200: { description: "OpenAPI 3 document", schema: openApiDocumentSchema } },
-    handler: async () => ({ status: 200, body: document }),
+  const routes = allRoutes(ctx, {
+    inventory,
+    limitRoutes: limits.routes,
+    analyticsRoutes: analytics.routes,
+    batchRunner,
   });
-  routes.push(openApiRoute);
-  const document = buildOpenApi(routes);
   const http = buildHttpServer(ctx, routes, limits.checkManagement);
   const realtime = attachRealtime(ctx, http.server);
-  usage.start();
+  auth.start();
   // Records left in the local log by a crash, and start-up's own, reach the store before serving.
   await writer.caughtUp();
   batchRunner.start();
@@ -390,20 +268,17 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   return {
     ctx,
     http,
-    generatedAdminKey: generated,
+    generatedAdminKey: auth.generatedAdminKey,
     async close() {
       realtime.closeAll(CLOSE.goingAway, "gateway shutting down");
       await http.close();
       await batchRunner.stop();
       await rag.worker.stop();
       await rag.extraction.close();
-      await usage.stop();
       await routing.stop();
       await upstream.close();
-      audit.stopCheckpoints();
-      sweeper.stop();
       await exportJobs.stop();
-      await writer.stop(config.SHUTDOWN_GRACE_MS);
+      await auditing.close();
       await limits.close();
       await analytics.close();
       await tracing?.shutdown().catch(() => undefined);
@@ -411,7 +286,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       stopCacheSweep();
       await stopCacheConfigs().catch(() => undefined);
       await stopGuardConfig().catch(() => undefined);
-      await unsubscribe().catch(() => undefined);
+      await auth.close();
       if (!options.stores) {
         await broadcast.close();
         await redis?.close();
