@@ -214,6 +214,12 @@ const configSchema = z.object({
       return caps;
     })
     .default(DEFAULT_RAG_STORAGE_MB),
+  /**
+   * RAG: the longest a vector or hybrid search may scan exactly (no pgvector), in ms; beyond it the
+   * search is stopped with 503 (docs/rag.md). Keeps one tenant's large collection from holding a
+   * shared Postgres connection for seconds per search.
+   */
+  RAG_EXACT_SCAN_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
   /** RAG: largest document upload, in bytes (413 beyond). */
   RAG_MAX_DOCUMENT_BYTES: z.coerce
     .number()

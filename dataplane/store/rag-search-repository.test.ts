@@ -213,3 +213,42 @@ for (const backend of storeBackends()) {
     }
   });
 }
+
+test("an exact vector scan that runs past its statement timeout is refused with 503 (postgres without pgvector)", async (t) => {
+  const backend = storeBackends().find((b) => b.name === "postgres");
+  if (!backend) return t.pass("no DATABASE_URL: the Postgres suite runs in CI");
+  const store = await backend.open();
+  try {
+    await migrate(store.db);
+    const seed = new RagSeeder(store.db);
+    t.is(await seed.chunks.prepareVectors(), "exact_scan");
+    await seed.collection(alice);
+    const dims = 256;
+    const vectorAt = (i: number) =>
+      unitVector(Array.from({ length: dims }, (_, j) => ((i * 31 + j * 7) % 97) + 1));
+    for (let d = 0; d < 6; d++) {
+      await seed.document(alice, {
+        id: `doc-${d}`,
+        chunks: Array.from({ length: 500 }, (_, i) => ({
+          text: `chunk ${d}-${i} about refunds and parcels`,
+          embedding: vectorAt(d * 500 + i),
+        })),
+      });
+    }
+    const query = vectorAt(42);
+    const patient = new RagSearchRepository(store.db, () => "exact_scan");
+    const found = await patient.vector(scope(), query, 5);
+    t.is(found.length, 5, "within the default timeout the scan answers");
+    const hurried = new RagSearchRepository(store.db, () => "exact_scan", 1);
+    const err = await t.throwsAsync(() => hurried.vector(scope(), query, 5));
+    t.like(err, { code: "service_unavailable", status: 503 });
+    t.regex(err?.message ?? "", /longer than 1 ms.*pgvector/);
+    t.is(
+      (await patient.vector(scope(), query, 5)).length,
+      5,
+      "the connection is usable afterwards",
+    );
+  } finally {
+    await store.drop();
+  }
+});

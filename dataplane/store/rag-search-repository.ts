@@ -1,3 +1,4 @@
+import { GatewayError } from "../core/errors.js";
 import type { Database, SqlParam } from "./database.js";
 import {
   exactDotProduct,
@@ -107,10 +108,21 @@ export function anyLexemeQuery(lexemes: readonly string[]): string {
  * and length come from the ready documents' `chunk_count` and `token_count` (the sum of their
  * chunks'), not from scanning the chunks.
  */
+/** Postgres' SQLSTATE for a statement stopped by statement_timeout. */
+const QUERY_CANCELED = "57014";
+
+function sqlStateOf(err: unknown): string | undefined {
+  return typeof err === "object" && err !== null && "code" in err && typeof err.code === "string"
+    ? err.code
+    : undefined;
+}
+
 export class RagSearchRepository {
   constructor(
     private readonly db: Database,
     private readonly vectorKind: () => VectorSearchKind,
+    /** How long an exact scan may run (statement_timeout) before the search is refused. */
+    private readonly exactScanTimeoutMs = 5_000,
   ) {}
 
   /** The distinct lexemes of a query text, normalised like the stored chunks. */
@@ -193,11 +205,24 @@ export class RagSearchRepository {
       return rows.map((r) => ({ chunkId: r.id, score: Number(r.score) }));
     }
     params.push(vector, limit);
-    const rows = await this.db.query<{ id: string; score: number | string }>(
-      `SELECT c.id, ${exactDotProduct("c.embedding", `$${params.length - 1}`)} AS score ${base}
-        ORDER BY score DESC, c.id LIMIT $${params.length}`,
-      params,
-    );
+    const timeout = Math.max(1, Math.round(this.exactScanTimeoutMs));
+    const rows = await this.db
+      .transaction(async (tx) => {
+        await tx.query(`SET LOCAL statement_timeout = ${timeout}`);
+        return tx.query<{ id: string; score: number | string }>(
+          `SELECT c.id, ${exactDotProduct("c.embedding", `$${params.length - 1}`)} AS score ${base}
+            ORDER BY score DESC, c.id LIMIT $${params.length}`,
+          params,
+        );
+      })
+      .catch((err: unknown) => {
+        if (sqlStateOf(err) !== QUERY_CANCELED) throw err;
+        throw new GatewayError(
+          "service_unavailable",
+          `vector search scanned this collection for longer than ${timeout} ms (the database has ` +
+            "no pgvector index); use mode keyword, a narrower filter, or a database with pgvector",
+        );
+      });
     return rows.map((r) => ({ chunkId: r.id, score: Number(r.score) }));
   }
 

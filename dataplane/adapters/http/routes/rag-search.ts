@@ -77,7 +77,7 @@ export function ragSearchRoutes(ctx: AppContext): AnyRouteSpec[] {
   const vectorKind = () => ctx.rag.chunks.searchKind;
   const search = new RagSearch({
     collections: ctx.rag.collections,
-    search: new RagSearchRepository(ctx.db, vectorKind),
+    search: new RagSearchRepository(ctx.db, vectorKind, ctx.config.RAG_EXACT_SCAN_TIMEOUT_MS),
     vectorSearch: vectorKind,
   });
 
