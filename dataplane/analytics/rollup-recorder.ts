@@ -2,6 +2,7 @@ import type { DDSketch } from "@datadog/sketches-js";
 import type { InferenceCall } from "../core/inference-call.js";
 import type { AnalyticsRepository, RollupRow } from "../store/analytics-repository.js";
 import { classifyCall } from "./availability.js";
+import { BucketBuffer } from "./bucket-buffer.js";
 import { mergeSerialized, newLatencySketch, serializeSketch } from "./latency-sketch.js";
 
 const MINUTE_MS = 60_000;
@@ -47,38 +48,32 @@ export function recordedCall(call: InferenceCall, now: number): RecordedCall {
  * completed ones, and adds them to the minute and hour rollups every flush (off the request path).
  * A failed flush keeps the buckets for the next; a crash loses at most one flush interval.
  */
-export class RollupRecorder {
-  private pending = new Map<string, PendingBucket>();
-  private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> = Promise.resolve();
-
+export class RollupRecorder extends BucketBuffer<PendingBucket> {
   constructor(
     private readonly repo: AnalyticsRepository,
     private readonly onError: (err: unknown) => void,
-  ) {}
+  ) {
+    super(MAX_PENDING);
+  }
 
   record(c: RecordedCall): void {
     const start = Math.floor(c.at / MINUTE_MS) * MINUTE_MS;
     const id = `${start}\u0000${c.customerId}\u0000${c.model}`;
-    let b = this.pending.get(id);
-    if (!b) {
-      if (this.pending.size >= MAX_PENDING) return;
-      b = {
-        bucketStart: new Date(start),
-        customerId: c.customerId,
-        model: c.model,
-        requests: 0,
-        failures: 0,
-        refusals: 0,
-        rateLimited: 0,
-        promptTokens: 0,
-        completionTokens: 0,
-        costUsd: 0,
-        latencyMsSum: 0,
-        sketch: undefined,
-      };
-      this.pending.set(id, b);
-    }
+    const b = this.bucket(id, () => ({
+      bucketStart: new Date(start),
+      customerId: c.customerId,
+      model: c.model,
+      requests: 0,
+      failures: 0,
+      refusals: 0,
+      rateLimited: 0,
+      promptTokens: 0,
+      completionTokens: 0,
+      costUsd: 0,
+      latencyMsSum: 0,
+      sketch: undefined,
+    }));
+    if (!b) return;
     b.requests += 1;
     if (c.class === "failure") b.failures += 1;
     // Refusals (4xx) and abandoned calls are outside availability: both are kept as "refusals".
@@ -94,33 +89,13 @@ export class RollupRecorder {
     }
   }
 
-  start(intervalMs: number): void {
-    this.timer = setInterval(() => void this.flush(), intervalMs);
-    this.timer.unref();
-  }
-
-  /** Writes everything recorded so far; resolves when stored (or kept after a failure). */
-  flush(): Promise<void> {
-    this.flushing = this.flushing.then(() => this.writePending());
-    return this.flushing;
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.flush();
-  }
-
-  private async writePending(): Promise<void> {
-    if (this.pending.size === 0) return;
-    const batch = this.pending;
-    this.pending = new Map();
+  protected async write(batch: Map<string, PendingBucket>): Promise<void> {
     const minutes = [...batch.values()].map(toRow);
     try {
       await this.repo.add("analytics_minute", minutes, mergeSerialized);
     } catch (err) {
       this.onError(err);
-      this.keep(batch);
-      return;
+      throw err;
     }
     try {
       await this.repo.add("analytics_hour", rollUp(minutes, HOUR_MS), mergeSerialized);
@@ -131,17 +106,11 @@ export class RollupRecorder {
     }
   }
 
-  private keep(batch: Map<string, PendingBucket>): void {
-    for (const [id, b] of batch) {
-      const newer = this.pending.get(id);
-      if (newer) {
-        for (const k of COUNTERS) b[k] += newer[k];
-        if (newer.sketch) {
-          if (b.sketch) b.sketch.merge(newer.sketch);
-          else b.sketch = newer.sketch;
-        }
-      }
-      this.pending.set(id, b);
+  protected merge(older: PendingBucket, newer: PendingBucket): void {
+    for (const k of COUNTERS) older[k] += newer[k];
+    if (newer.sketch) {
+      if (older.sketch) older.sketch.merge(newer.sketch);
+      else older.sketch = newer.sketch;
     }
   }
 
