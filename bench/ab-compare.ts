@@ -1,30 +1,40 @@
 /**
- * Before/after CPU per request of the gateway, interleaved in one run (a loaded machine swings
- * single runs by +-30%; the ratio of two runs taken a second apart holds).
+ * Before/after of the gateway, interleaved in one run (a loaded machine swings single runs by
+ * +-30%; the ratio of two runs taken a second apart holds).
  *
- *   npx tsx bench/ab-compare.ts <before-tree> <embedded|postgres> [rounds=12] [seconds=1]
+ *   npx tsx bench/ab-compare.ts <before-tree> <embedded|postgres> [rounds=12] [seconds=1] [--latency]
  *
  * <before-tree> is another checkout of this repository (e.g. `git archive <commit> | tar -x -C
  * /tmp/before`, with node_modules and proto/gen linked or copied in). Both trees' wrk targets are
- * started (each its own upstream, bare proxy and fresh store); every round runs each gateway once
- * per kind (JSON and SSE, wrk -c50), order reversed every other round. Printed: the median CPU us
- * per request of each target, and the median over rounds of after / before of the same round.
+ * started (each its own upstream, bare proxy and fresh store); every round runs each target once,
+ * order reversed every other round.
+ * - Default (CPU): each gateway per kind (JSON and SSE, wrk -c50). Printed: the median CPU us per
+ *   request of each target, and the median over rounds of after / before of the same round.
+ * - `--latency`: JSON at wrk -c1 against direct (the upstream itself), the bare proxy and each
+ *   gateway. Printed: the median over rounds of each target's p50/p90/p99/p99.9 and of its
+ *   added p50/p99 over direct in the same round, and after - before of the same round.
  * Postgres: BENCH_POSTGRES_URL (default the local server).
  */
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chatBody, FAST_MODEL } from "./bench-models.js";
 import { median } from "./load/percentile.js";
-import { ensureWrk, runWrk } from "./load/wrk.js";
+import { ensureWrk, runWrk, type WrkResult } from "./load/wrk.js";
 import { startWrkTargets, type StoreName, type WrkTarget } from "./sections/wrk-targets.js";
 
 type Start = typeof startWrkTargets;
 
-const [beforeTree, storeArg, roundsArg, secondsArg] = process.argv.slice(2);
+const flags = process.argv.slice(2).filter((a) => a.startsWith("--"));
+const [beforeTree, storeArg, roundsArg, secondsArg] = process.argv
+  .slice(2)
+  .filter((a) => !a.startsWith("--"));
 if (!beforeTree || (storeArg !== "embedded" && storeArg !== "postgres")) {
-  console.error("usage: tsx bench/ab-compare.ts <before-tree> <embedded|postgres> [rounds] [s]");
+  console.error(
+    "usage: tsx bench/ab-compare.ts <before-tree> <embedded|postgres> [rounds] [s] [--latency]",
+  );
   process.exit(2);
 }
+const latencyMode = flags.includes("--latency");
 const store: StoreName = storeArg;
 const rounds = Number(roundsArg ?? 12);
 const seconds = Number(secondsArg ?? 1);
@@ -41,47 +51,90 @@ const beforeModule = pathToFileURL(resolve(beforeTree, "bench/sections/wrk-targe
 const startBefore = ((await import(beforeModule)) as { startWrkTargets: Start }).startWrkTargets;
 const after = await startWrkTargets((line) => console.log(line), options);
 const before = await startBefore((line) => console.log(line), options);
-const targets: WrkTarget[] = [
-  after.baseline,
+const gateways: WrkTarget[] = [
   ...after.gateways,
   ...before.gateways.map((g) => ({ ...g, name: `before:${g.name}` })),
 ];
+
+const drive = (target: WrkTarget, connections: number, sse: boolean): Promise<WrkResult> =>
+  runWrk(wrk as string, {
+    url: `${target.base}/chat/completions`,
+    connections,
+    seconds,
+    headers: target.headers,
+    body: chatBody(FAST_MODEL, sse),
+  });
 
 async function cpuPerRequest(target: WrkTarget, sse: boolean): Promise<number> {
   const stats = target.stats;
   if (!stats) throw new Error(`${target.name} reports no CPU`);
   const start = await stats();
-  const run = await runWrk(wrk as string, {
-    url: `${target.base}/chat/completions`,
-    connections: 50,
-    seconds,
-    headers: target.headers,
-    body: chatBody(FAST_MODEL, sse),
-  });
+  const run = await drive(target, 50, sse);
   const end = await stats();
   return (end.cpuUs - start.cpuUs) / Math.max(1, run.requests);
 }
 
-const cpu = new Map<string, number[]>();
-try {
+const push = <T>(map: Map<string, T[]>, key: string, value: T): void => {
+  map.set(key, [...(map.get(key) ?? []), value]);
+};
+const ms = (n: number): string => n.toFixed(3).padStart(7);
+
+async function compareCpu(targets: WrkTarget[]): Promise<void> {
+  const cpu = new Map<string, number[]>();
   for (const t of targets) for (const sse of [false, true]) await cpuPerRequest(t, sse);
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? targets : [...targets].reverse();
     for (const sse of [false, true])
-      for (const t of order) {
-        const key = `${t.name} ${sse ? "SSE" : "JSON"}`;
-        cpu.set(key, [...(cpu.get(key) ?? []), await cpuPerRequest(t, sse)]);
-      }
+      for (const t of order)
+        push(cpu, `${t.name} ${sse ? "SSE" : "JSON"}`, await cpuPerRequest(t, sse));
     console.log(`round ${round + 1}/${rounds} done`);
   }
+  for (const [key, values] of cpu) {
+    const line = `${key.padEnd(40)} CPU us/req median ${median(values).toFixed(0).padStart(5)}`;
+    const previous = cpu.get(`before:${key}`);
+    const paired = previous ? values.map((v, i) => v / (previous[i] as number)) : [];
+    console.log(paired.length > 0 ? `${line}   after/before ${median(paired).toFixed(3)}` : line);
+  }
+}
+
+async function compareLatency(targets: WrkTarget[]): Promise<void> {
+  const runs = new Map<string, WrkResult[]>();
+  for (const t of targets) await drive(t, 1, false);
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    for (const t of order) push(runs, t.name, await drive(t, 1, false));
+    console.log(`round ${round + 1}/${rounds} done`);
+  }
+  const direct = runs.get("direct") ?? [];
+  const added = (rs: WrkResult[], pick: (r: WrkResult) => number, base: WrkResult[]) =>
+    median(rs.map((r, i) => pick(r) - pick(base[i] as WrkResult)));
+  console.log(
+    `${"target (wrk -c1, ms, medians over rounds)".padEnd(34)}    p50     p90     p99   p99.9  +p50 direct +p99 direct`,
+  );
+  for (const [name, rs] of runs) {
+    const cols = [
+      (r: WrkResult) => r.p50Ms,
+      (r: WrkResult) => r.p90Ms,
+      (r: WrkResult) => r.p99Ms,
+      (r: WrkResult) => r.p999Ms,
+    ].map((pick) => ms(median(rs.map(pick))));
+    const p50 = added(rs, (r) => r.p50Ms, direct);
+    const p99 = added(rs, (r) => r.p99Ms, direct);
+    console.log(`${name.padEnd(34)} ${cols.join(" ")} ${ms(p50)}     ${ms(p99)}`);
+  }
+  for (const g of after.gateways) {
+    const mine = runs.get(g.name) ?? [];
+    const theirs = runs.get(`before:${g.name}`) ?? [];
+    const d50 = added(mine, (r) => r.p50Ms, theirs);
+    const d99 = added(mine, (r) => r.p99Ms, theirs);
+    console.log(`${g.name.padEnd(34)} after - before: p50 ${ms(d50)} ms, p99 ${ms(d99)} ms`);
+  }
+}
+
+try {
+  if (latencyMode) await compareLatency([after.direct, after.baseline, ...gateways]);
+  else await compareCpu([after.baseline, ...gateways]);
 } finally {
   await after.stop();
   await before.stop();
-}
-
-for (const [key, values] of cpu) {
-  const line = `${key.padEnd(40)} CPU us/req median ${median(values).toFixed(0).padStart(5)}`;
-  const previous = cpu.get(`before:${key}`);
-  const paired = previous ? values.map((v, i) => v / (previous[i] as number)) : [];
-  console.log(paired.length > 0 ? `${line}   after/before ${median(paired).toFixed(3)}` : line);
 }

@@ -28,7 +28,10 @@ export interface WrkResult {
   /** Connect, read, write and timeout errors. */
   socketErrors: number;
   p50Ms: number;
+  p90Ms: number;
   p99Ms: number;
+  p999Ms: number;
+  maxMs: number;
 }
 
 /** Finds wrk, installing the Debian package when it is missing; undefined when that fails. */
@@ -67,9 +70,10 @@ wrk.body = ${luaString(spec.body)}
 ${headers}
 done = function(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format("WRKJSON {\\"requests\\":%d,\\"duration_us\\":%d,\\"non2xx\\":%d,\\"socket\\":%d,\\"p50_us\\":%d,\\"p99_us\\":%d}\\n",
+  io.write(string.format("WRKJSON {\\"requests\\":%d,\\"duration_us\\":%d,\\"non2xx\\":%d,\\"socket\\":%d,\\"p50_us\\":%d,\\"p90_us\\":%d,\\"p99_us\\":%d,\\"p999_us\\":%d,\\"max_us\\":%d}\\n",
     summary.requests, summary.duration, e.status, e.connect + e.read + e.write + e.timeout,
-    latency:percentile(50), latency:percentile(99)))
+    latency:percentile(50), latency:percentile(90), latency:percentile(99),
+    latency:percentile(99.9), latency.max))
 end
 `;
 }
@@ -95,7 +99,10 @@ export async function runWrk(wrk: string, spec: WrkSpec): Promise<WrkResult> {
       non2xx: number;
       socket: number;
       p50_us: number;
+      p90_us: number;
       p99_us: number;
+      p999_us: number;
+      max_us: number;
     };
     const elapsed = raw.duration_us / 1e6;
     return {
@@ -105,7 +112,10 @@ export async function runWrk(wrk: string, spec: WrkSpec): Promise<WrkResult> {
       non2xx: raw.non2xx,
       socketErrors: raw.socket,
       p50Ms: raw.p50_us / 1000,
+      p90Ms: raw.p90_us / 1000,
       p99Ms: raw.p99_us / 1000,
+      p999Ms: raw.p999_us / 1000,
+      maxMs: raw.max_us / 1000,
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
