@@ -36,7 +36,7 @@ export interface AuditWiring {
 }
 
 /**
- * Every record goes to the local append-only log (fdatasync'd, group commit) and an ingester moves
+ * Every record goes to the local append-only log (synced with O_DSYNC, group commit) and an ingester moves
  * it into the store, extending the hash chain there (docs/audit.md); with AUDIT_DURABILITY=store a
  * reply waits for the store commit instead.
  */

@@ -1,4 +1,5 @@
-import { appendFile, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { constants as fsConstants } from "node:fs";
+import { appendFile, mkdtemp, readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import test from "ava";
@@ -83,3 +84,32 @@ test("a full log refuses appends until the ingester releases some", async (t) =>
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+/** The open flags of this process's descriptor on `file` (Linux: /proc/self/fdinfo). */
+async function openFlags(file: string): Promise<number | undefined> {
+  for (const fd of await readdir("/proc/self/fd")) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => "");
+    if (target !== file) continue;
+    const info = await readFile(`/proc/self/fdinfo/${fd}`, "utf8");
+    const flags = /^flags:\s+([0-7]+)$/m.exec(info)?.[1];
+    if (flags !== undefined) return Number.parseInt(flags, 8);
+  }
+  return undefined;
+}
+
+(process.platform === "linux" ? test : test.skip)(
+  "the log's segment is written with O_DSYNC: an append returns only once its data is on disk, with no separate fdatasync",
+  async (t) => {
+    const dir = await mkdtemp(path.join(tmpdir(), "evident-spool-test-"));
+    try {
+      const spool = await AuditSpool.open(dir, 1024 * 1024);
+      await spool.append([rec("a")]);
+      const flags = await openFlags(path.join(dir, "00000001.jsonl"));
+      t.not(flags, undefined, "the segment is open for appends");
+      t.is((flags ?? 0) & fsConstants.O_DSYNC, fsConstants.O_DSYNC);
+      await spool.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+);

@@ -13,7 +13,7 @@ interface Waiting {
 
 /**
  * When a record counts as durable (the reply waits for that):
- * - `local`: fdatasync'd to the local log; the ingester moves it into the store in the background.
+ * - `local`: synced to the local log (O_DSYNC write); the ingester moves it into the store in the background.
  * - `store`: committed to the store; the local log only while the store fails (or has a backlog).
  */
 export type AuditDurability = "local" | "store";
@@ -38,7 +38,7 @@ const unavailable = (cause?: unknown) =>
 
 /**
  * Makes audit records durable with group commit: appends queued while one is being made durable
- * go together in the next one (one fdatasync, or one store transaction). In `local` mode every
+ * go together in the next one (one synced write, or one store transaction). In `local` mode every
  * record goes to the log; in `store` mode to the store, and to the log while the store fails or
  * records still wait in the log (so a customer's records keep their order). When neither can take
  * a record, append() rejects with 503 and `saturated` tells the pipeline (and /readyz) so.

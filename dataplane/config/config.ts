@@ -115,7 +115,7 @@ const configSchema = z.object({
     .max(1024 ** 4)
     .default(512 * 1024 * 1024),
   /**
-   * When an audit record counts as durable before the reply leaves: "local" (fdatasync'd to the
+   * When an audit record counts as durable before the reply leaves: "local" (synced, O_DSYNC, to the
    * local log in AUDIT_SPOOL_DIR; ingested into the store in the background) or "store" (committed
    * to the store; the local log only while the store fails).
    */
