@@ -4,8 +4,8 @@
  * at -c1. Each request's timeline is marked from the outside, without changing the gateway: the
  * HTTP server's diagnostics channels (request start, response finish), undici's (upstream request
  * created, response headers, body done), every pipeline stage's hooks, the audit writer's append
- * (until durable) and the local log's write and fdatasync. GC pauses (PerformanceObserver) are
- * matched to the requests they overlap.
+ * (until durable) and the local log's write and fdatasync. Work beside the requests (GC pauses by
+ * kind, audit ingestion batches) is matched to the requests it overlaps.
  *
  *   npx tsx bench/latency-stages.ts [embedded|postgres] [seconds=5] [off|default]
  *
@@ -100,10 +100,28 @@ for (const method of ["write", "datasync", "sync"]) {
   };
 }
 
-const gcs: { start: number; end: number }[] = [];
+/** Work beside the requests: GC pauses (by kind) and audit ingestion batches (start to commit). */
+interface Background {
+  kind: string;
+  start: number;
+  end: number;
+}
+const background: Background[] = [];
+const GC_KINDS: Record<number, string> = {
+  1: "GC minor",
+  2: "GC major",
+  4: "GC incremental",
+  8: "GC weak",
+};
 new PerformanceObserver((list) => {
-  for (const e of list.getEntries())
-    gcs.push({ start: e.startTime, end: e.startTime + e.duration });
+  for (const e of list.getEntries()) {
+    const kind = (e as { detail?: { kind?: number } }).detail?.kind ?? 0;
+    background.push({
+      kind: GC_KINDS[kind] ?? "GC other",
+      start: e.startTime,
+      end: e.startTime + e.duration,
+    });
+  }
 }).observe({ entryTypes: ["gc"] });
 
 const upstream = await startChild<{ url: string }>(
@@ -147,6 +165,21 @@ try {
     );
     return durable;
   };
+  // Ingestion batches (AuditIngester's private `ingest`, one store transaction per batch).
+  const ingester = writer.ingester as unknown as Record<
+    string,
+    (...args: unknown[]) => Promise<void>
+  >;
+  const ingest = ingester.ingest?.bind(ingester);
+  if (ingest)
+    ingester.ingest = async (...args: unknown[]) => {
+      const start = performance.now();
+      try {
+        await ingest(...args);
+      } finally {
+        background.push({ kind: "audit ingestion batch", start, end: performance.now() });
+      }
+    };
   const wrk = await ensureWrk((line) => console.log(line));
   if (!wrk) throw new Error("wrk is not installed");
   const spec = {
@@ -157,7 +190,7 @@ try {
   };
   await runWrk(wrk, { ...spec, seconds: 2 });
   done.length = 0;
-  gcs.length = 0;
+  background.length = 0;
   const result = await runWrk(wrk, { ...spec, seconds: Number(secondsArg) });
   printReport(result.p50Ms, result.p99Ms);
 } finally {
@@ -196,15 +229,20 @@ function printReport(clientP50: number, clientP99: number): void {
     const row = [percentile(s.all, 50), percentile(s.all, 99), mean(s.all), mean(s.slow)];
     console.log(`${label.padEnd(36)} ${row.map(us).join(" ")}   (n=${s.all.length})`);
   }
-  const gcIn = (t: Timeline) =>
-    gcs.reduce(
-      (sum, g) => sum + Math.max(0, Math.min(g.end, t.end as number) - Math.max(g.start, t.start)),
-      0,
-    );
-  const withGc = (ts: Timeline[]) => ts.filter((t) => gcIn(t) > 0).length;
+  const overlap = (b: Background, t: Timeline) =>
+    Math.max(0, Math.min(b.end, t.end as number) - Math.max(b.start, t.start));
+  const kinds = [...new Set(background.map((b) => b.kind))].sort();
   console.log(
-    `GC: ${gcs.length} pauses, ${us(mean(gcs.map((g) => (g.end - g.start) * 1000)))} us mean; ` +
-      `overlapping ${withGc(timelines)} of ${timelines.length} requests, ${withGc([...slow])} of the ${slow.size} slowest ` +
-      `(${us(mean([...slow].map((t) => gcIn(t) * 1000)))} us GC in them on average)`,
+    `${"beside the requests".padEnd(24)}  count  mean us   max us  share of requests overlapped: all, slowest 1%  (mean overlap us in the slowest)`,
   );
+  for (const kind of kinds) {
+    const of = background.filter((b) => b.kind === kind);
+    const hit = (ts: Timeline[]) => ts.filter((t) => of.some((b) => overlap(b, t) > 0)).length;
+    const inSlow = [...slow].map((t) => of.reduce((sum, b) => sum + overlap(b, t), 0) * 1000);
+    const lengths = of.map((b) => (b.end - b.start) * 1000);
+    console.log(
+      `${kind.padEnd(24)} ${String(of.length).padStart(6)} ${us(mean(lengths))} ${us(Math.max(...lengths))}` +
+        `   ${((100 * hit(timelines)) / timelines.length).toFixed(1).padStart(5)}%  ${((100 * hit([...slow])) / slow.size).toFixed(1).padStart(5)}%  (${us(mean(inSlow))})`,
+    );
+  }
 }
