@@ -1,9 +1,10 @@
 import { constants as fsConstants } from "node:fs";
-import { appendFile, mkdtemp, readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, open, readdir, readFile, readlink, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import test from "ava";
 import type { PendingAuditRecord } from "../store/audit-repository.js";
+import { SEGMENT_BYTES } from "./audit-spool-segments.js";
 import { AuditSpool, SpoolFullError, type SpoolCursor } from "./audit-spool.js";
 
 const rec = (id: string) =>
@@ -28,6 +29,7 @@ test("records appended are read back in order; what was not released is read aga
   const dir = await mkdtemp(path.join(tmpdir(), "evident-spool-test-"));
   try {
     const spool = await AuditSpool.open(dir, 1024 * 1024);
+    t.true(await spool.spareReady(), "the first segment is preallocated");
     await spool.append([rec("a"), rec("b")]);
     await spool.append([rec("c")]);
     const first = await readAll(spool, { segment: 0, offset: 0 });
@@ -35,8 +37,14 @@ test("records appended are read back in order; what was not released is read aga
     t.true(spool.isEmpty());
     await spool.append([rec("d")]);
     await spool.close();
-    const [segment] = (await readdir(dir)).filter((n) => n.endsWith(".jsonl"));
-    await appendFile(path.join(dir, segment ?? ""), '{"fields":{"id":"torn');
+    // A crash in the middle of an append: part of a line where the records end (before the
+    // zeros of the preallocated segment).
+    const segment = path.join(dir, "00000001.jsonl");
+    t.is((await stat(segment)).size, SEGMENT_BYTES, "the segment was preallocated");
+    const end = (await readFile(segment)).indexOf(0);
+    const file = await open(segment, "r+");
+    await file.write('{"fields":{"id":"torn', end);
+    await file.close();
 
     const again = await AuditSpool.open(dir, 1024 * 1024);
     const second = await readAll(again, { segment: 0, offset: 0 });
@@ -45,8 +53,8 @@ test("records appended are read back in order; what was not released is read aga
     t.deepEqual((await readAll(again, second.cursor)).ids, ["e"]);
     t.deepEqual(
       (await readdir(dir)).filter((n) => n.endsWith(".jsonl")),
-      ["00000002.jsonl"],
-      "released segments are deleted",
+      ["00000002.jsonl", "00000003.jsonl"],
+      "released segments are deleted (00000003 is the next one, preallocated)",
     );
     await again.close();
   } finally {

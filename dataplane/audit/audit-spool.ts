@@ -1,13 +1,27 @@
-import { constants as fsConstants } from "node:fs";
-import { mkdir, open, readdir, rm, stat, type FileHandle } from "node:fs/promises";
+import { mkdir, rm, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import type { PendingAuditRecord } from "../store/audit-repository.js";
 import { claimDirectory, LOCK_FILE } from "./audit-spool-owner.js";
 import { parseLines, type SpooledLine } from "./audit-spool-lines.js";
+import {
+  createSegment,
+  isPreallocated,
+  openPreparedSegment,
+  preallocateSegment,
+  readSegment,
+  removeSegment,
+  SEGMENT_BYTES,
+  segmentNumbers,
+  segmentRecordBytes,
+  SpoolFullError,
+  syncOnWrite,
+  type Segment,
+  type SpoolCursor,
+} from "./audit-spool-segments.js";
 
 export type { SpooledLine } from "./audit-spool-lines.js";
+export { SpoolFullError, type SpoolCursor } from "./audit-spool-segments.js";
 
-const SEGMENT_BYTES = 4 * 1024 * 1024;
 const READ_CHUNK = 256 * 1024;
 /** Recent appends kept in memory, so the ingester need not read and parse them back. */
 const RECENT_BYTES = 8 * 1024 * 1024;
@@ -19,42 +33,14 @@ interface RecentAppend {
   records: readonly PendingAuditRecord[];
 }
 
-export class SpoolFullError extends Error {
-  constructor() {
-    super("audit spool is full");
-    this.name = "SpoolFullError";
-  }
-}
-
-/** A place in the log: a segment (by number) and a byte offset in it. */
-export interface SpoolCursor {
-  segment: number;
-  offset: number;
-}
-
-interface Segment {
-  number: number;
-  /** Bytes known to be on disk (fsync'd, or found there at start). */
-  bytes: number;
-}
-
-const segmentName = (n: number) => `${String(n).padStart(8, "0")}.jsonl`;
-
-/**
- * Segments are opened with O_DSYNC where the platform has it: each write returns only once its
- * data (and the file size) is on disk, as a write followed by fdatasync would, in one trip to the
- * thread pool instead of two. Elsewhere every append is followed by an explicit fdatasync.
- */
-const { O_WRONLY, O_CREAT, O_EXCL, O_DSYNC } = fsConstants;
-const SYNC_ON_WRITE = typeof O_DSYNC === "number" && O_DSYNC !== 0;
-const SEGMENT_FLAGS = O_WRONLY | O_CREAT | O_EXCL | (SYNC_ON_WRITE ? O_DSYNC : 0);
-
 /**
  * The local append-only audit log: JSON lines in numbered segment files, each append durable
  * (O_DSYNC write, or write + fdatasync) before it is acknowledged (the writer passes every record
- * that arrived meanwhile in one append: group commit). The ingester reads it back from a cursor and releases what the
- * store holds; segments wholly behind the cursor are deleted. Bounded: `backlogBytes` (appended,
- * not yet released) may not pass `maxBytes`. One process per directory.
+ * that arrived meanwhile in one append: group commit). The next segment is preallocated in the
+ * background (audit-spool-segments.ts), so an append overwrites zeros rather than grows a file.
+ * The ingester reads the log back from a cursor and releases what the store holds; segments
+ * wholly behind the cursor are deleted. Bounded: `backlogBytes` (appended, not yet released) may
+ * not pass `maxBytes`. One process per directory.
  */
 export class AuditSpool {
   private readonly segments: Segment[] = [];
@@ -69,6 +55,8 @@ export class AuditSpool {
   private refused = false;
   private recent: RecentAppend[] = [];
   private recentBytes = 0;
+  /** The next segment, being preallocated (resolves true once ready to be written). */
+  private spare: { number: number; ready: Promise<boolean> } | undefined;
 
   private constructor(
     private readonly dir: string,
@@ -81,12 +69,17 @@ export class AuditSpool {
     await mkdir(dir, { recursive: true });
     await claimDirectory(dir);
     const spool = new AuditSpool(dir, maxBytes);
-    const names = (await readdir(dir)).filter((n) => /^\d{8}\.jsonl$/.test(n)).sort();
-    for (const name of names) {
-      const bytes = (await stat(path.join(dir, name))).size;
-      spool.segments.push({ number: Number.parseInt(name, 10), bytes });
+    for (const number of await segmentNumbers(dir)) {
+      const bytes = await segmentRecordBytes(dir, number);
+      spool.segments.push({ number, bytes });
       spool.appendedTotal += bytes;
     }
+    // An empty, preallocated last segment (the spare of the run before) is the spare again.
+    const last = spool.segments.at(-1);
+    if (last?.bytes === 0 && (await isPreallocated(dir, last.number))) {
+      spool.segments.pop();
+      spool.spare = { number: last.number, ready: Promise.resolve(true) };
+    } else spool.prepareSpare();
     spool.released = { segment: spool.segments[0]?.number ?? 1, offset: 0 };
     return spool;
   }
@@ -140,14 +133,15 @@ export class AuditSpool {
       throw new SpoolFullError();
     }
     const last = this.segments.at(-1);
-    if (!this.writing || !last || last.bytes >= SEGMENT_BYTES) await this.rotate();
+    const full = last !== undefined && last.bytes > 0 && last.bytes + data.length > SEGMENT_BYTES;
+    if (!this.writing || !last || full) await this.rotate();
     const writing = this.writing as NonNullable<typeof this.writing>;
     const segment = this.segments.at(-1) as Segment;
     try {
       const { bytesWritten } = await writing.file.write(data, 0, data.length, segment.bytes);
       // A short write (disk full mid-way) is a failed append: the tail it left is torn.
       if (bytesWritten !== data.length) throw new Error("short write to the audit log");
-      if (!SYNC_ON_WRITE) await writing.file.datasync();
+      if (!syncOnWrite) await writing.file.datasync();
     } catch (err) {
       // What was written may be torn: continue in a fresh segment (the reader skips a torn tail).
       await this.closeWriting().catch(() => undefined);
@@ -190,7 +184,7 @@ export class AuditSpool {
       }
       const remembered = this.fromMemory(at, maxBytes);
       if (remembered) return remembered;
-      const chunk = await this.readBytes(segment.number, at.offset, available, maxBytes);
+      const chunk = await readSegment(this.dir, segment.number, at.offset, available, maxBytes);
       const end = chunk.lastIndexOf(10);
       if (end < 0) {
         // A torn tail (from a crash mid-append, never acknowledged) ends a finished segment.
@@ -242,23 +236,6 @@ export class AuditSpool {
     return { lines, next: { segment: at.segment, offset: end }, bytes: end - at.offset };
   }
 
-  /** Reads from `offset` up to `want` bytes, growing the read until a whole line is in it. */
-  private async readBytes(n: number, offset: number, available: number, want: number) {
-    const file = await open(path.join(this.dir, segmentName(n)), "r");
-    try {
-      let size = Math.min(available, want);
-      for (;;) {
-        const buffer = Buffer.allocUnsafe(size);
-        const { bytesRead } = await file.read(buffer, 0, size, offset);
-        const chunk = buffer.subarray(0, bytesRead);
-        if (chunk.includes(10) || size >= available) return chunk;
-        size = Math.min(available, size * 4);
-      }
-    } finally {
-      await file.close();
-    }
-  }
-
   /** Marks everything before `cursor` as in the store; deletes segments wholly behind it. */
   release(cursor: SpoolCursor, bytes: number): Promise<void> {
     return this.serial(async () => {
@@ -274,7 +251,7 @@ export class AuditSpool {
       while (this.segments.length > 0) {
         const first = this.segments[0] as Segment;
         if (first.number >= cursor.segment || this.writing?.number === first.number) break;
-        await rm(path.join(this.dir, segmentName(first.number)), { force: true });
+        await removeSegment(this.dir, first.number);
         this.segments.shift();
       }
     });
@@ -283,16 +260,39 @@ export class AuditSpool {
   close(): Promise<void> {
     return this.serial(async () => {
       await this.closeWriting();
+      await this.spare?.ready;
       await rm(path.join(this.dir, LOCK_FILE), { force: true });
     });
   }
 
+  /** Resolves true once the next segment is preallocated (false: it will be created empty). */
+  spareReady(): Promise<boolean> {
+    return this.spare?.ready ?? Promise.resolve(false);
+  }
+
+  /** Starts preallocating the segment after the last one (in the background, off the append path). */
+  private prepareSpare(): void {
+    const number = (this.segments.at(-1)?.number ?? 0) + 1;
+    const ready = preallocateSegment(this.dir, number).then(
+      () => true,
+      // Not ready (disk full, say): that segment is created empty when it is needed.
+      () => removeSegment(this.dir, number).then(() => false),
+    );
+    this.spare = { number, ready: ready.catch(() => false) };
+  }
+
   private async rotate(): Promise<void> {
     await this.closeWriting();
-    const number = (this.segments.at(-1)?.number ?? 0) + 1;
-    const file = await open(path.join(this.dir, segmentName(number)), SEGMENT_FLAGS);
+    const number = this.spare?.number ?? (this.segments.at(-1)?.number ?? 0) + 1;
+    // Waits only when appends outran the preallocation (at most one segment's zeros).
+    const prepared = this.spare?.number === number && (await this.spare.ready);
+    this.spare = undefined;
+    const file = prepared
+      ? await openPreparedSegment(this.dir, number)
+      : await createSegment(this.dir, number);
     this.segments.push({ number, bytes: 0 });
     this.writing = { number, file };
+    this.prepareSpare();
   }
 
   private async closeWriting(): Promise<void> {
