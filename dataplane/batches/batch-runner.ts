@@ -1,5 +1,6 @@
 import type { Clock } from "../core/clock.js";
 import type { Caller } from "../core/identity.js";
+import { PollingWorkLoop, renewLease } from "../core/polling-work-loop.js";
 import type { Logger } from "../observability/logger.js";
 import type { BatchRepository, ClaimedLine } from "../store/batch-repository.js";
 import { finalizeBatch } from "./batch-finalize.js";
@@ -46,38 +47,28 @@ const MAX_PAUSE_MS = 5_000;
  * flight when that worker died, and is written as an error line rather than sent again.
  */
 export class BatchRunner {
-  private stopping = false;
-  private loopDone: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly loop: PollingWorkLoop;
 
-  constructor(private readonly deps: BatchRunnerDeps) {}
+  constructor(private readonly deps: BatchRunnerDeps) {
+    this.loop = new PollingWorkLoop(
+      () => this.runOnce(),
+      deps.pollMs,
+      (err) => deps.logger.error({ err: String(err) }, "batch worker round failed"),
+    );
+  }
 
   start(): void {
-    this.loopDone ??= this.loop();
+    this.loop.start();
   }
 
   /** Stops taking work; lines in flight finish and are recorded; the lease is given back. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    this.wake?.();
-    await this.loopDone;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Looks for work now instead of at the next poll (a batch was just created). */
   nudge(): void {
-    this.wake?.();
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.stopping) {
-      let worked = false;
-      try {
-        worked = await this.runOnce();
-      } catch (err) {
-        this.deps.logger.error({ err: String(err) }, "batch worker round failed");
-      }
-      if (!worked) await this.sleep(this.deps.pollMs);
-    }
+    this.loop.nudge();
   }
 
   /** Takes and works one batch; false when there was none. */
@@ -86,22 +77,14 @@ export class BatchRunner {
     const now = clock.now();
     const batch = await batches.claim(owner, new Date(now), new Date(now + leaseMs));
     if (!batch) return false;
-    let lost = false;
-    const renew = setInterval(
-      () => {
-        void batches
-          .renew(batch.id, owner, new Date(clock.now() + leaseMs))
-          .then((ok) => (lost ||= !ok))
-          .catch(() => undefined);
-      },
-      Math.max(250, Math.floor(leaseMs / 3)),
+    const lease = renewLease(leaseMs, () =>
+      batches.renew(batch.id, owner, new Date(clock.now() + leaseMs)),
     );
-    renew.unref();
     try {
       await this.work(batch);
     } finally {
-      clearInterval(renew);
-      if (!lost) await batches.release(batch.id, owner).catch(() => undefined);
+      lease.stop();
+      if (!lease.lost) await batches.release(batch.id, owner).catch(() => undefined);
     }
     return true;
   }
@@ -169,7 +152,7 @@ export class BatchRunner {
       await batches.recordLine(batch.id, line.owner, line.lineNo, text, true);
     }
     for (;;) {
-      if (this.stopping) return;
+      if (this.loop.stopping) return;
       const status: BatchStatus | undefined = await batches.status(batch.id);
       if (status === "cancelling") {
         await finalizeBatch(this.deps, batch, "cancelled", clock.now());
@@ -192,7 +175,7 @@ export class BatchRunner {
       const results = runs.flatMap((r) => ("line" in r ? [r] : []));
       await batches.recordLines(batch.id, owner, results);
       const pause = Math.max(0, ...runs.map((r) => ("pauseMs" in r ? r.pauseMs : 0)));
-      if (pause > 0) await this.sleep(Math.min(pause, MAX_PAUSE_MS));
+      if (pause > 0) await this.loop.sleep(Math.min(pause, MAX_PAUSE_MS));
     }
   }
 
@@ -241,18 +224,5 @@ export class BatchRunner {
     }
     const text = answeredLine(line.customId, run.status, run.requestId, run.body);
     return { lineNo: line.lineNo, line: text, isError: run.status >= 400 };
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.stopping) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      timer.unref();
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
-    });
   }
 }

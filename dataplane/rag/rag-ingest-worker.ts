@@ -3,6 +3,7 @@ import type { Caller } from "../core/identity.js";
 import type { Clock } from "../core/clock.js";
 import { pausesBatchLine } from "../core/inference-call.js";
 import type { GuardrailPolicy } from "../guardrails/policy/policy-schema.js";
+import { PollingWorkLoop, renewLease } from "../core/polling-work-loop.js";
 import type { Logger } from "../observability/logger.js";
 import type { RagChunkRepository } from "../store/rag-chunk-repository.js";
 import type { RagCollectionRepository } from "../store/rag-collection-repository.js";
@@ -41,25 +42,27 @@ const RETRY_BASE_MS = 5_000;
  * backoff, MAX_ATTEMPTS times.
  */
 export class RagIngestWorker {
-  private stopping = false;
-  private loopDone: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly loop: PollingWorkLoop;
 
-  constructor(private readonly deps: RagIngestWorkerDeps) {}
-
-  start(): void {
-    this.loopDone ??= this.loop();
+  constructor(private readonly deps: RagIngestWorkerDeps) {
+    this.loop = new PollingWorkLoop(
+      async () => (await this.process()) !== undefined,
+      deps.pollMs,
+      (err) => deps.logger.error({ err: String(err) }, "rag ingestion round failed"),
+    );
   }
 
-  async stop(): Promise<void> {
-    this.stopping = true;
-    this.wake?.();
-    await this.loopDone;
+  start(): void {
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Looks for work now instead of at the next poll. */
   nudge(): void {
-    this.wake?.();
+    this.loop.nudge();
   }
 
   /** A lease for a document this worker takes at upload (see RagDocumentRepository.upload). */
@@ -88,19 +91,15 @@ export class RagIngestWorker {
    */
   async processClaimed(doc: RagDocument, inline: boolean): Promise<RagDocument | undefined> {
     const { documents, clock, owner, leaseMs } = this.deps;
-    const renew = setInterval(
-      () => {
-        void documents.renew(doc.id, owner, new Date(clock.now() + leaseMs)).catch(() => undefined);
-      },
-      Math.max(250, Math.floor(leaseMs / 3)),
+    const lease = renewLease(leaseMs, () =>
+      documents.renew(doc.id, owner, new Date(clock.now() + leaseMs)),
     );
-    renew.unref();
     try {
       await this.ingest(doc, inline ? 0 : LIMIT_WAIT_MS);
     } catch (err) {
       await this.failOrRetry(doc, err);
     } finally {
-      clearInterval(renew);
+      lease.stop();
     }
     return documents.get(doc.customerId, doc.id);
   }
@@ -155,29 +154,5 @@ export class RagIngestWorker {
       return;
     }
     await documents.fail(doc.id, owner, reason, new Date(now));
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.stopping) {
-      let worked = false;
-      try {
-        worked = (await this.process()) !== undefined;
-      } catch (err) {
-        this.deps.logger.error({ err: String(err) }, "rag ingestion round failed");
-      }
-      if (!worked && !this.stopping) await this.sleep(this.deps.pollMs);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      timer.unref();
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
-    });
   }
 }
