@@ -4,6 +4,18 @@
  * MAX_PAYLOAD_CHARS each, one level of nesting.
  */
 
+/** Regexes used per candidate, compiled once (a literal in a function is a new object per call). */
+const THREE_LETTERS = /[a-z]{3}/i;
+const SPACE_OR_PUNCTUATION = /[\s.,:;!?]/;
+const ALL_BASE64 = /^[A-Za-z0-9+/=_-]+$/;
+const URL_SAFE_CHAR = /[-_]/;
+const UPPER_CASE = /[A-Z]/;
+const LOWER_CASE = /[a-z]/;
+const HEX_NOISE = /\\x|0x|[\s:,]/g;
+const NAMES_ROT13 = /\brot-?13\b|\bcaesar\b/i;
+const HEX_PREFIXES = /\\x|0x/g;
+const ALL_HEX = /^[0-9a-f]+$/i;
+
 export type PayloadEncoding = "base64" | "hex" | "rot13";
 
 export interface DecodedPayload {
@@ -38,25 +50,30 @@ function printableRatio(s: string): number {
 
 /** Decoded text must read like words: printable and with at least one space or a letter run. */
 function looksLikeText(s: string): boolean {
-  return s.length >= 4 && printableRatio(s) >= 0.9 && /[a-z]{3}/i.test(s) && /[\s.,:;!?]/.test(s);
+  return (
+    s.length >= 4 &&
+    printableRatio(s) >= 0.9 &&
+    THREE_LETTERS.test(s) &&
+    SPACE_OR_PUNCTUATION.test(s)
+  );
 }
 
 /** A decoded payload that is itself an encoded run (base64 inside base64) is kept for the next level. */
 function looksEncoded(s: string): boolean {
-  return s.length >= 16 && /^[A-Za-z0-9+/=_-]+$/.test(s);
+  return s.length >= 16 && ALL_BASE64.test(s);
 }
 
 function decodeBase64(raw: string, urlSafe: boolean): string | undefined {
   const body = raw.slice(0, MAX_PAYLOAD_CHARS);
-  if (urlSafe && !/[-_]/.test(body)) return undefined;
+  if (urlSafe && !URL_SAFE_CHAR.test(body)) return undefined;
   // Identifiers and plain words are not payloads: demand a mix of cases or digits.
-  if (!/[A-Z]/.test(body) || !/[a-z]/.test(body)) return undefined;
+  if (!UPPER_CASE.test(body) || !LOWER_CASE.test(body)) return undefined;
   const text = Buffer.from(body, urlSafe ? "base64url" : "base64").toString("utf8");
   return looksLikeText(text) || looksEncoded(text) ? text : undefined;
 }
 
 function decodeHex(raw: string): string | undefined {
-  const digits = raw.replace(/\\x|0x|[\s:,]/g, "").slice(0, MAX_PAYLOAD_CHARS);
+  const digits = raw.replace(HEX_NOISE, "").slice(0, MAX_PAYLOAD_CHARS);
   if (digits.length % 2 !== 0) return undefined;
   const text = Buffer.from(digits, "hex").toString("utf8");
   return looksLikeText(text) || looksEncoded(text) ? text : undefined;
@@ -108,7 +125,7 @@ function isAscii(s: string): boolean {
  */
 function rot13Variant(text: string): string | undefined {
   const prefix = text.slice(0, 1024);
-  const named = /\brot-?13\b|\bcaesar\b/i.test(prefix);
+  const named = NAMES_ROT13.test(prefix);
   if (!named) {
     // Text that already reads as words is not rot13 (and flipping it is the costly part).
     const lower = prefix.toLowerCase();
@@ -168,10 +185,9 @@ function candidates(text: string): Candidate[] {
       j++;
     if (j - i >= 16) {
       const raw = text.slice(i, j);
-      const hexBody = raw.replace(/\\x|0x/g, "");
-      if (/^[0-9a-f]+$/i.test(hexBody))
-        out.push({ start: i, end: j, decode: decodeHex, encoding: "hex" });
-      else if (/[-_]/.test(raw))
+      const hexBody = raw.replace(HEX_PREFIXES, "");
+      if (ALL_HEX.test(hexBody)) out.push({ start: i, end: j, decode: decodeHex, encoding: "hex" });
+      else if (URL_SAFE_CHAR.test(raw))
         out.push({ start: i, end: j, decode: (r) => decodeBase64(r, true), encoding: "base64" });
       else
         out.push({ start: i, end: j, decode: (r) => decodeBase64(r, false), encoding: "base64" });
