@@ -93,13 +93,18 @@ export function rot13(s: string): string {
 const COMMON_WORDS =
   /\b(?:the|and|you|your|to|of|is|are|all|what|this|that|ignore|instructions|previous|system|prompt|tell|me|now|der|die|und|ist|du)\b/g;
 
-function commonWordCount(s: string, words = COMMON_WORDS): number {
+/** Matches of `words` in `s`, counted up to `cap` (the count when there are fewer). */
+function commonWordCount(s: string, words = COMMON_WORDS, cap = Infinity): number {
   // Counted as s.match(words) would list them (no word can match empty).
   let count = 0;
   words.lastIndex = 0;
-  while (words.exec(s) !== null) count++;
+  while (count < cap && words.exec(s) !== null) count++;
+  words.lastIndex = 0;
   return count;
 }
+
+/** Common words in a prefix that already reads as words: it is not rot13. */
+const PLAIN_TEXT_WORDS = 6;
 
 /**
  * The common words rot13-encoded, in the same order: on ASCII text, counting these in the text
@@ -129,8 +134,10 @@ function rot13Variant(text: string): string | undefined {
   if (!named) {
     // Text that already reads as words is not rot13 (and flipping it is the costly part).
     const lower = prefix.toLowerCase();
-    const plain = commonWordCount(lower);
-    if (plain >= 6) return undefined;
+    // Counting stops at PLAIN_TEXT_WORDS: the decision is the same, and ordinary text gets there
+    // within its first words instead of being scanned to the end of the prefix.
+    const plain = commonWordCount(lower, COMMON_WORDS, PLAIN_TEXT_WORDS);
+    if (plain >= PLAIN_TEXT_WORDS) return undefined;
     const flippedCount = isAscii(prefix)
       ? commonWordCount(lower, ROT13_COMMON_WORDS)
       : commonWordCount(rot13(prefix).toLowerCase());

@@ -248,6 +248,15 @@ export function anchored(regex: RegExp): AnchoredRegex {
 const NO_MATCHES: readonly RegExpExecArray[] = Object.freeze([]);
 
 /**
+ * False when anchoredMatches would find nothing without trying: no word of the text starts with
+ * one of the pattern's anchors, or (a pattern without anchors) no such pattern can match the text.
+ * Lets a scan over many patterns skip most of them with one look-up.
+ */
+export function mayMatch(p: AnchoredRegex, index: WordIndex): boolean {
+  return p.sticky === undefined ? index.scanUnanchored : index.starts[p.pattern] !== undefined;
+}
+
+/**
  * Matches of the pattern in `text`, at most `max`: tried only at anchor positions when the pattern
  * has anchors (in anchor order, possibly overlapping or repeated), else scanned for everywhere.
  * Matches that start inside a word are skipped.
