@@ -165,6 +165,14 @@ function isSeparatorCode(c: number): boolean {
 
 const BACKSLASH = 0x5c;
 
+/** 1 for the characters a candidate run is made of: base64 ones and the backslash of "\\x". */
+const RUN_CODES = Uint8Array.from(BASE64_CODES);
+RUN_CODES[BACKSLASH] = 1;
+
+function isRunCode(c: number): boolean {
+  return c < 128 && RUN_CODES[c] === 1;
+}
+
 interface Candidate {
   start: number;
   end: number;
@@ -178,18 +186,13 @@ interface Candidate {
  */
 function candidates(text: string): Candidate[] {
   const out: Candidate[] = [];
+  const n = text.length;
   let i = 0;
-  while (i < text.length && out.length < MAX_PAYLOADS * 4) {
-    if (!isBase64Code(text.charCodeAt(i)) && text.charCodeAt(i) !== BACKSLASH) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (
-      j < text.length &&
-      (isBase64Code(text.charCodeAt(j)) || text.charCodeAt(j) === BACKSLASH)
-    )
-      j++;
+  while (i < n && out.length < MAX_PAYLOADS * 4) {
+    while (i < n && !isRunCode(text.charCodeAt(i))) i++;
+    if (i >= n) break;
+    let j = i + 1;
+    while (j < n && isRunCode(text.charCodeAt(j))) j++;
     if (j - i >= 16) {
       const raw = text.slice(i, j);
       const hexBody = raw.replace(HEX_PREFIXES, "");
