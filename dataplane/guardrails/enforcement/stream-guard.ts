@@ -22,6 +22,10 @@ import { LowLatencyScanner } from "../stream/low-latency-scanner.js";
 import { regexPrefixHold } from "../stream/regex-prefix.js";
 import type { GuardConfig } from "./guard-config.js";
 
+/** Regexes used per chunk, compiled once (a literal in a function is a new object per call). */
+const SPACE = /\s/u;
+const PLACEHOLDER_ENTITY = /^\[([A-Z_]+)_\d+\]$/;
+
 /** Buffered mode: the longest value caught whole across chunk boundaries. */
 const STREAM_WINDOW = 256;
 /**
@@ -74,7 +78,7 @@ function holdFor(policy: GuardrailPolicy, rules: readonly CompiledRule[], part: 
     for (const k of keywords) at = Math.min(at, k.holdFrom(text, from));
     for (const r of regexes) at = Math.min(at, r.holdFrom(text, from));
     // The space before a held match goes out with it, so chunks keep the upstream's shape.
-    while (at < text.length && at > from && /\s/u.test(text[at - 1] ?? "")) at--;
+    while (at < text.length && at > from && SPACE.test(text[at - 1] ?? "")) at--;
     return at;
   };
 }
@@ -129,7 +133,7 @@ export function streamGuard(
     }
     if (e.decision.kind !== "redact") return { spans: [] };
     const spans: ScanSpan[] = e.decision.placeholders.map((p) => {
-      const entity = /^\[([A-Z_]+)_\d+\]$/.exec(p.placeholder)?.[1] ?? "";
+      const entity = PLACEHOLDER_ENTITY.exec(p.placeholder)?.[1] ?? "";
       const span: ScanSpan = {
         start: p.start,
         end: p.end,

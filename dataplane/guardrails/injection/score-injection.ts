@@ -6,7 +6,7 @@
 import { buildScanViews, wordCount, type ScanView } from "../normalize/scan-views.js";
 import { predict, predictCounts, type LinearModel } from "../models/linear-model.js";
 import { scanFeatureCounts } from "../models/model-text.js";
-import { anchored, anchoredMatches, wordIndex } from "../normalize/word-anchors.js";
+import { anchored, anchoredMatches, mayMatch, wordIndex } from "../normalize/word-anchors.js";
 import { INJECTION_PATTERNS } from "./injection-patterns.js";
 import { INJECTION_MODEL } from "./injection-model.js";
 
@@ -36,6 +36,7 @@ function patternSignals(views: ScanView[]): InjectionSignal[] {
     const encoded = ENCODED_VIEWS.has(view.kind);
     const index = wordIndex(view.text, view);
     for (const p of COMPILED) {
+      if (!mayMatch(p.matcher, index)) continue;
       for (const m of anchoredMatches(p.matcher, view.text, index, MAX_MATCHES_PER_PATTERN)) {
         const span = view.spanInInput(m.index, m.index + m[0].length);
         const key = `${p.label}:${span.start}:${span.end}`;

@@ -4,6 +4,18 @@
  * MAX_PAYLOAD_CHARS each, one level of nesting.
  */
 
+/** Regexes used per candidate, compiled once (a literal in a function is a new object per call). */
+const THREE_LETTERS = /[a-z]{3}/i;
+const SPACE_OR_PUNCTUATION = /[\s.,:;!?]/;
+const ALL_BASE64 = /^[A-Za-z0-9+/=_-]+$/;
+const URL_SAFE_CHAR = /[-_]/;
+const UPPER_CASE = /[A-Z]/;
+const LOWER_CASE = /[a-z]/;
+const HEX_NOISE = /\\x|0x|[\s:,]/g;
+const NAMES_ROT13 = /\brot-?13\b|\bcaesar\b/i;
+const HEX_PREFIXES = /\\x|0x/g;
+const ALL_HEX = /^[0-9a-f]+$/i;
+
 export type PayloadEncoding = "base64" | "hex" | "rot13";
 
 export interface DecodedPayload {
@@ -38,25 +50,30 @@ function printableRatio(s: string): number {
 
 /** Decoded text must read like words: printable and with at least one space or a letter run. */
 function looksLikeText(s: string): boolean {
-  return s.length >= 4 && printableRatio(s) >= 0.9 && /[a-z]{3}/i.test(s) && /[\s.,:;!?]/.test(s);
+  return (
+    s.length >= 4 &&
+    printableRatio(s) >= 0.9 &&
+    THREE_LETTERS.test(s) &&
+    SPACE_OR_PUNCTUATION.test(s)
+  );
 }
 
 /** A decoded payload that is itself an encoded run (base64 inside base64) is kept for the next level. */
 function looksEncoded(s: string): boolean {
-  return s.length >= 16 && /^[A-Za-z0-9+/=_-]+$/.test(s);
+  return s.length >= 16 && ALL_BASE64.test(s);
 }
 
 function decodeBase64(raw: string, urlSafe: boolean): string | undefined {
   const body = raw.slice(0, MAX_PAYLOAD_CHARS);
-  if (urlSafe && !/[-_]/.test(body)) return undefined;
+  if (urlSafe && !URL_SAFE_CHAR.test(body)) return undefined;
   // Identifiers and plain words are not payloads: demand a mix of cases or digits.
-  if (!/[A-Z]/.test(body) || !/[a-z]/.test(body)) return undefined;
+  if (!UPPER_CASE.test(body) || !LOWER_CASE.test(body)) return undefined;
   const text = Buffer.from(body, urlSafe ? "base64url" : "base64").toString("utf8");
   return looksLikeText(text) || looksEncoded(text) ? text : undefined;
 }
 
 function decodeHex(raw: string): string | undefined {
-  const digits = raw.replace(/\\x|0x|[\s:,]/g, "").slice(0, MAX_PAYLOAD_CHARS);
+  const digits = raw.replace(HEX_NOISE, "").slice(0, MAX_PAYLOAD_CHARS);
   if (digits.length % 2 !== 0) return undefined;
   const text = Buffer.from(digits, "hex").toString("utf8");
   return looksLikeText(text) || looksEncoded(text) ? text : undefined;
@@ -76,13 +93,18 @@ export function rot13(s: string): string {
 const COMMON_WORDS =
   /\b(?:the|and|you|your|to|of|is|are|all|what|this|that|ignore|instructions|previous|system|prompt|tell|me|now|der|die|und|ist|du)\b/g;
 
-function commonWordCount(s: string, words = COMMON_WORDS): number {
+/** Matches of `words` in `s`, counted up to `cap` (the count when there are fewer). */
+function commonWordCount(s: string, words = COMMON_WORDS, cap = Infinity): number {
   // Counted as s.match(words) would list them (no word can match empty).
   let count = 0;
   words.lastIndex = 0;
-  while (words.exec(s) !== null) count++;
+  while (count < cap && words.exec(s) !== null) count++;
+  words.lastIndex = 0;
   return count;
 }
+
+/** Common words in a prefix that already reads as words: it is not rot13. */
+const PLAIN_TEXT_WORDS = 6;
 
 /**
  * The common words rot13-encoded, in the same order: on ASCII text, counting these in the text
@@ -108,12 +130,14 @@ function isAscii(s: string): boolean {
  */
 function rot13Variant(text: string): string | undefined {
   const prefix = text.slice(0, 1024);
-  const named = /\brot-?13\b|\bcaesar\b/i.test(prefix);
+  const named = NAMES_ROT13.test(prefix);
   if (!named) {
     // Text that already reads as words is not rot13 (and flipping it is the costly part).
     const lower = prefix.toLowerCase();
-    const plain = commonWordCount(lower);
-    if (plain >= 6) return undefined;
+    // Counting stops at PLAIN_TEXT_WORDS: the decision is the same, and ordinary text gets there
+    // within its first words instead of being scanned to the end of the prefix.
+    const plain = commonWordCount(lower, COMMON_WORDS, PLAIN_TEXT_WORDS);
+    if (plain >= PLAIN_TEXT_WORDS) return undefined;
     const flippedCount = isAscii(prefix)
       ? commonWordCount(lower, ROT13_COMMON_WORDS)
       : commonWordCount(rot13(prefix).toLowerCase());
@@ -141,6 +165,14 @@ function isSeparatorCode(c: number): boolean {
 
 const BACKSLASH = 0x5c;
 
+/** 1 for the characters a candidate run is made of: base64 ones and the backslash of "\\x". */
+const RUN_CODES = Uint8Array.from(BASE64_CODES);
+RUN_CODES[BACKSLASH] = 1;
+
+function isRunCode(c: number): boolean {
+  return c < 128 && RUN_CODES[c] === 1;
+}
+
 interface Candidate {
   start: number;
   end: number;
@@ -154,24 +186,18 @@ interface Candidate {
  */
 function candidates(text: string): Candidate[] {
   const out: Candidate[] = [];
+  const n = text.length;
   let i = 0;
-  while (i < text.length && out.length < MAX_PAYLOADS * 4) {
-    if (!isBase64Code(text.charCodeAt(i)) && text.charCodeAt(i) !== BACKSLASH) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (
-      j < text.length &&
-      (isBase64Code(text.charCodeAt(j)) || text.charCodeAt(j) === BACKSLASH)
-    )
-      j++;
+  while (i < n && out.length < MAX_PAYLOADS * 4) {
+    while (i < n && !isRunCode(text.charCodeAt(i))) i++;
+    if (i >= n) break;
+    let j = i + 1;
+    while (j < n && isRunCode(text.charCodeAt(j))) j++;
     if (j - i >= 16) {
       const raw = text.slice(i, j);
-      const hexBody = raw.replace(/\\x|0x/g, "");
-      if (/^[0-9a-f]+$/i.test(hexBody))
-        out.push({ start: i, end: j, decode: decodeHex, encoding: "hex" });
-      else if (/[-_]/.test(raw))
+      const hexBody = raw.replace(HEX_PREFIXES, "");
+      if (ALL_HEX.test(hexBody)) out.push({ start: i, end: j, decode: decodeHex, encoding: "hex" });
+      else if (URL_SAFE_CHAR.test(raw))
         out.push({ start: i, end: j, decode: (r) => decodeBase64(r, true), encoding: "base64" });
       else
         out.push({ start: i, end: j, decode: (r) => decodeBase64(r, false), encoding: "base64" });

@@ -90,20 +90,27 @@ function isSpellSeparator(c: number): boolean {
   return c === 32 || c === 46 || c === 45 || c === 95 || c === 42 || c === 0xb7;
 }
 
+/** 1 at the char codes of the spelling separators (isSpellSeparator), by char code. */
+const SPELL_SEPARATORS = new Uint8Array(0xb8);
+for (const c of [32, 46, 45, 95, 42, 0xb7]) SPELL_SEPARATORS[c] = 1;
+
 /**
  * Runs of 4+ single letters separated by one separator (" ", ".", "-", "_", "*", "·"), as
- * [start, end) spans, found in one linear pass.
+ * [start, end) spans, found in one linear pass. A run starts at a letter that starts a word and is
+ * followed by a separator and another one-letter word, so only such places are tried: the
+ * separators are found with one table look-up per character, and the runs are the same as trying
+ * every word start in turn (a run's own letters are skipped by starting after its end).
  */
 function spelledOutRuns(text: string): [number, number][] {
   const runs: [number, number][] = [];
   const n = text.length;
-  let i = 0;
-  while (i < n) {
-    const startsWord = i === 0 || !isWordCode(text.charCodeAt(i - 1));
-    if (!startsWord || !isLetterCode(text.charCodeAt(i))) {
-      i++;
-      continue;
-    }
+  let after = 0;
+  for (let s = 1; s + 1 < n; s++) {
+    const c = text.charCodeAt(s);
+    if (c >= 0xb8 || SPELL_SEPARATORS[c] === 0) continue;
+    const i = s - 1;
+    if (i < after || !isLetterCode(text.charCodeAt(i))) continue;
+    if (i > 0 && isWordCode(text.charCodeAt(i - 1))) continue;
     let j = i + 1;
     let letters = 1;
     while (
@@ -117,15 +124,15 @@ function spelledOutRuns(text: string): [number, number][] {
     }
     if (letters >= 4 && (j >= n || !isWordCode(text.charCodeAt(j)))) {
       runs.push([i, j]);
-      i = j;
-    } else {
-      // No run starts inside this word: go on after it.
-      i++;
-      while (i < n && isWordCode(text.charCodeAt(i - 1))) i++;
+      after = j;
+      s = j;
     }
   }
   return runs;
 }
+
+/** Exposed for tests: the runs joinSpelledOut joins. */
+export { spelledOutRuns, isLetterCode, isSpellSeparator, isWordCode };
 
 function isWordCode(c: number): boolean {
   return isLetterCode(c) || isDigitCode(c) || c >= 0x250;

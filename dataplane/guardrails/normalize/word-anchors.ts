@@ -14,6 +14,13 @@ function isWordCode(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 0xc0 && c !== 0xd7 && c !== 0xf7);
 }
 
+/** isWordCode by table for the first 256 char codes (the scan's common case). */
+const WORD_CODES = Uint8Array.from({ length: 256 }, (_, c) => (isWordCode(c) ? 1 : 0));
+
+function isWordChar(c: number): boolean {
+  return c < 256 ? WORD_CODES[c] === 1 : isWordCode(c);
+}
+
 /**
  * Every anchor of every compiled pattern, in one trie keyed by char code (anchors are at most four
  * characters, so one walk per word finds all anchors the word starts with).
@@ -127,7 +134,15 @@ type IndexOwner = { [INDEX]?: WordIndex };
  * into WORD_HITS those of its whole-word anchors. Rebuilt when a pattern was added since.
  */
 let flat:
-  | { version: number; hitFrom: Int32Array; hits: number[]; wordFrom: Int32Array; words: number[] }
+  | {
+      version: number;
+      hitFrom: Int32Array;
+      hits: number[];
+      wordFrom: Int32Array;
+      words: number[];
+      /** Per node: 1 when it has prefix anchors, | 2 when it has whole-word anchors. */
+      kinds: Uint8Array;
+    }
   | undefined;
 let version = 0;
 
@@ -149,7 +164,10 @@ function flatHits(): NonNullable<typeof flat> {
   });
   hitFrom[NODES.length] = hits.length;
   wordFrom[NODES.length] = words.length;
-  flat = { version, hitFrom, hits, wordFrom, words };
+  const kinds = new Uint8Array(NODES.length);
+  for (let k = 0; k < NODES.length; k++)
+    kinds[k] = (hitFrom[k + 1]! > hitFrom[k]! ? 1 : 0) | (wordFrom[k + 1]! > wordFrom[k]! ? 2 : 0);
+  flat = { version, hitFrom, hits, wordFrom, words, kinds };
   return flat;
 }
 
@@ -159,33 +177,40 @@ export function wordIndex(text: string, owner?: object): WordIndex {
   if (cached !== undefined) return cached;
   const union = unionOfUnanchored();
   const index: WordIndex = { starts: [], scanUnanchored: union === undefined || union.test(text) };
-  const { hitFrom, hits, wordFrom, words } = flatHits();
+  const { hitFrom, hits, wordFrom, words, kinds } = flatHits();
   const starts = index.starts;
   const next = ASCII_NEXT;
   let i = 0;
   const n = Math.min(text.length, RANK_STRIDE - 1);
   while (i < n) {
-    if (!isWordCode(text.charCodeAt(i))) {
+    let c = text.charCodeAt(i);
+    if (!isWordChar(c)) {
       i++;
       continue;
     }
     // Walk the trie along the word's first ANCHOR_LENGTH characters, collecting the anchors the
     // word starts with (prefix anchors at every node; whole-word anchors where the word ends).
+    // `c` is the word character at `i`; the walk leaves `i` after the characters it read.
     const start = i;
     let node = ROOT;
-    for (let k = 0; k < ANCHOR_LENGTH && start + k < n; k++) {
-      const c = text.charCodeAt(start + k);
-      if (!isWordCode(c)) break;
+    for (;;) {
       node = c < 128 ? next[node * 128 + c]! : (NODES[node]!.high?.get(c) ?? 0);
       if (node === 0) break;
-      for (let h = hitFrom[node]!, end = hitFrom[node + 1]!; h < end; h += 2)
-        (starts[hits[h]!] ??= []).push(hits[h + 1]! + start);
-      const from = wordFrom[node]!;
-      const to = wordFrom[node + 1]!;
-      if (from < to && !isWordCode(text.charCodeAt(start + k + 1)))
-        for (let h = from; h < to; h += 2) (starts[words[h]!] ??= []).push(words[h + 1]! + start);
+      const kind = kinds[node]!;
+      if (kind !== 0) {
+        if ((kind & 1) !== 0)
+          for (let h = hitFrom[node]!, end = hitFrom[node + 1]!; h < end; h += 2)
+            (starts[hits[h]!] ??= []).push(hits[h + 1]! + start);
+        if ((kind & 2) !== 0 && !isWordChar(text.charCodeAt(i + 1)))
+          for (let h = wordFrom[node]!, end = wordFrom[node + 1]!; h < end; h += 2)
+            (starts[words[h]!] ??= []).push(words[h + 1]! + start);
+      }
+      i++;
+      if (i - start >= ANCHOR_LENGTH || i >= n) break;
+      c = text.charCodeAt(i);
+      if (!isWordChar(c)) break;
     }
-    while (i < n && isWordCode(text.charCodeAt(i))) i++;
+    while (i < n && isWordChar(text.charCodeAt(i))) i++;
   }
   if (owner !== undefined && Object.isExtensible(owner)) (owner as IndexOwner)[INDEX] = index;
   return index;
@@ -221,6 +246,15 @@ export function anchored(regex: RegExp): AnchoredRegex {
 }
 
 const NO_MATCHES: readonly RegExpExecArray[] = Object.freeze([]);
+
+/**
+ * False when anchoredMatches would find nothing without trying: no word of the text starts with
+ * one of the pattern's anchors, or (a pattern without anchors) no such pattern can match the text.
+ * Lets a scan over many patterns skip most of them with one look-up.
+ */
+export function mayMatch(p: AnchoredRegex, index: WordIndex): boolean {
+  return p.sticky === undefined ? index.scanUnanchored : index.starts[p.pattern] !== undefined;
+}
 
 /**
  * Matches of the pattern in `text`, at most `max`: tried only at anchor positions when the pattern

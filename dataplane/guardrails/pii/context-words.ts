@@ -54,7 +54,7 @@ export function closestKeywordBefore(
   keywords: readonly string[],
 ): string | undefined {
   const { phrases, longest } = keywordSet(keywords);
-  const words = textBefore(text, start, width).replace(/’/g, "'").match(WORDS) ?? [];
+  const words = textBefore(text, start, width).replaceAll("’", "'").match(WORDS) ?? [];
   for (let i = words.length - 1; i >= 0; i--) {
     let phrase = "";
     for (let n = 1; n <= longest && i - n + 1 >= 0; n++) {

@@ -6,6 +6,10 @@
  */
 import { regexMatches } from "./regex-matches.js";
 
+/** Regexes used per match, compiled once (a literal in a function is a new object per call). */
+const ANY_DIGIT = /\d/;
+const ALL_DIGITS = /^\d+$/;
+
 export interface DigitGroup {
   start: number;
   end: number;
@@ -36,14 +40,14 @@ function runRegex(separators: string): RegExp {
 /** Runs shorter than `minLength` characters (separators included) are skipped unsplit. */
 export function findDigitRuns(text: string, separators: string, minLength = 1): DigitRun[] {
   const runs: DigitRun[] = [];
-  if (!/\d/.test(text)) return runs;
+  if (!ANY_DIGIT.test(text)) return runs;
   for (const m of regexMatches(runRegex(separators), text)) {
     if (m[0].length < minLength) continue;
     const groups: DigitGroup[] = [];
     const gaps: string[] = [];
     let at = m.index;
     for (const part of m[0].split(/(\D)/)) {
-      if (/^\d+$/.test(part)) groups.push({ start: at, end: at + part.length, digits: part });
+      if (ALL_DIGITS.test(part)) groups.push({ start: at, end: at + part.length, digits: part });
       else gaps.push(part);
       at += part.length;
     }

@@ -1,5 +1,9 @@
 import type { PiiDetector, PiiMatch } from "./entities.js";
 
+/** Regexes used per match, compiled once (a literal in a function is a new object per call). */
+const LEADING_NOT_LOCAL = /[.'`{|}~]/;
+const TRAILING_NOT_DOMAIN = /[.-]/;
+
 /**
  * Email addresses. Linear: for each "@" the local part is expanded leftwards (at most 64 chars) and
  * the domain rightwards (at most 253 chars), then validated; no regex backtracking involved.
@@ -25,12 +29,12 @@ export function findEmails(text: string): PiiMatch[] {
     let start = at;
     while (start > Math.max(lastEnd, at - 64) && LOCAL_CHAR.test(text[start - 1] ?? "")) start--;
     // The local part may not start with a dot (or with quote-like characters taken from prose).
-    while (start < at && /[.'`{|}~]/.test(text[start] ?? "")) start++;
+    while (start < at && LEADING_NOT_LOCAL.test(text[start] ?? "")) start++;
     let end = at + 1;
     const limit = Math.min(text.length, at + 254);
     while (end < limit && DOMAIN_CHAR.test(text[end] ?? "")) end++;
     // A sentence may end right after the address.
-    while (end > at + 1 && /[.-]/.test(text[end - 1] ?? "")) end--;
+    while (end > at + 1 && TRAILING_NOT_DOMAIN.test(text[end - 1] ?? "")) end--;
     const local = text.slice(start, at);
     const domain = text.slice(at + 1, end);
     if (local.length > 0 && !local.endsWith(".") && !local.includes("..") && validDomain(domain)) {

@@ -2,6 +2,9 @@ import { textBefore } from "./context-words.js";
 import type { PiiDetector, PiiMatch } from "./entities.js";
 import { regexMatches } from "./regex-matches.js";
 
+/** Regexes used per match, compiled once (a literal in a function is a new object per call). */
+const ANY_DIGIT = /\d/;
+
 /**
  * IPv4 (dotted quad, each octet 0-255 without leading zeros) and IPv6 (full, compressed with
  * "::", or with an embedded IPv4 tail). Candidates come from bounded character-class regexes and
@@ -66,7 +69,7 @@ export function findIpAddresses(text: string): PiiMatch[] {
     for (const m of regexMatches(IPV6_CANDIDATE, text)) {
       let value = m[0];
       while (value.endsWith(".")) value = value.slice(0, -1);
-      if (value.split(":").length < 3 || !/\d/.test(value) || !isValidIpv6(value)) continue;
+      if (value.split(":").length < 3 || !ANY_DIGIT.test(value) || !isValidIpv6(value)) continue;
       matches.push({
         entity_type: "IP_ADDRESS",
         start: m.index,

@@ -3,6 +3,10 @@ import { findDigitRuns, type DigitGroup } from "./digit-runs.js";
 import type { PiiDetector, PiiMatch } from "./entities.js";
 import { passesLuhn } from "./luhn.js";
 
+/** Regexes used per match, compiled once (a literal in a function is a new object per call). */
+const ONE_DIGIT_REPEATED = /^(\d)\1+$/;
+const DECIMAL_AFTER = /^[.,]\d/;
+
 /**
  * Payment card numbers (PAN): 12 to 19 digits, optionally grouped by single spaces or dashes,
  * that pass the Luhn check. A number whose prefix is a known issuer range (IIN) is a card on its
@@ -81,7 +85,7 @@ function cardAt(
   const last = groups[groups.length - 1];
   if (first === undefined || last === undefined) return undefined;
   const digits = groups.map((group) => group.digits).join("");
-  if (digits.length < 12 || digits.length > 19 || /^(\d)\1+$/.test(digits)) return undefined;
+  if (digits.length < 12 || digits.length > 19 || ONE_DIGIT_REPEATED.test(digits)) return undefined;
   if (!plausibleGrouping(groups, separators) || !passesLuhn(digits)) return undefined;
   const context = closestKeywordBefore(text, first.start, 40, CARD_WORDS) !== undefined;
   const issuer = knownIssuer(digits);
@@ -94,7 +98,7 @@ export function findPaymentCards(text: string): PiiMatch[] {
   const matches: PiiMatch[] = [];
   for (const run of findDigitRuns(text, " -", 12)) {
     // A number glued to a dot or comma and more digits is a decimal, not a card.
-    if (/^[.,]\d/.test(text.slice(run.end, run.end + 2))) continue;
+    if (DECIMAL_AFTER.test(text.slice(run.end, run.end + 2))) continue;
     const { groups } = run;
     let i = 0;
     while (i < groups.length) {

@@ -5,6 +5,16 @@ import { NOT_NAME_WORDS, ORGANISATION_OR_PLACE_SUFFIXES } from "./not-name-words
 import { isPlaceName } from "./place-names.js";
 import { regexMatches } from "./regex-matches.js";
 
+/** Regexes used per word, compiled once (a literal in a function is a new object per call). */
+const TRAILING_CUE_PUNCTUATION = /[:?,.-]$/;
+const TRAILING_COMMA = /,$/;
+const INITIAL = /^\p{Lu}\.?$/u;
+const LOWER_INITIAL = /^\p{Ll}\.?$/u;
+const SENTENCE_END_BEFORE = /(?:^|[.!?:;"“(\n])\s*$/u;
+const ARTICLE_BEFORE = /\bthe\s+$/iu;
+const NAME_CUE = /\b(?:name\s+is|name:|calls?\s+me)\s+/giu;
+const ANY_LOWER_CASE = /\p{Ll}/u;
+
 /**
  * Person names, heuristically (no model weights run here): sequences of capitalised words
  * ("Faina D. Yefremova", "Adam McDowell", "Maika van de Noort") scored by
@@ -107,17 +117,17 @@ function cuesBefore(text: string, start: number): Cues {
   const before = text
     .slice(Math.max(0, start - 24), start)
     .toLowerCase()
-    .replace(/’/g, "'");
+    .replaceAll("’", "'");
   const m = PREVIOUS_WORDS.exec(before);
   if (m === null) return { strong: false, person: false, weak: false };
   const [, a = "", b] = m;
   const last = b ?? a;
   const pair = b === undefined ? last : `${a} ${b}`;
-  const bare = last.replace(/[:?,.-]$/, "");
+  const bare = last.replace(TRAILING_CUE_PUNCTUATION, "");
   const strong =
     STRONG_CUES.has(pair) ||
     STRONG_CUES.has(last) ||
-    STRONG_CUES.has(pair.replace(/,$/, "")) ||
+    STRONG_CUES.has(pair.replace(TRAILING_COMMA, "")) ||
     TITLES.has(bare) ||
     (b !== undefined && a.endsWith("'s") && bare === "name");
   return { strong, person: PERSON_CUES.has(bare), weak: WEAK_CUES.has(bare) };
@@ -136,7 +146,7 @@ interface Sequence {
 
 const plain = (word: string): string =>
   (word.endsWith(".") ? word.slice(0, -1) : word).toLowerCase();
-const isInitial = (word: string): boolean => /^\p{Lu}\.?$/u.test(word);
+const isInitial = (word: string): boolean => INITIAL.test(word);
 
 function isParticleGap(gap: string): boolean {
   if (gap.length < 3 || gap.length > 16) return false;
@@ -243,7 +253,7 @@ function trimNotNames(text: string, seq: Sequence): Sequence[] {
 }
 
 function atSentenceStart(text: string, start: number): boolean {
-  return start === 0 || /(?:^|[.!?:;"“(\n])\s*$/u.test(text.slice(Math.max(0, start - 3), start));
+  return start === 0 || SENTENCE_END_BEFORE.test(text.slice(Math.max(0, start - 3), start));
 }
 
 function scoreSequence(text: string, seq: Sequence): number {
@@ -256,7 +266,7 @@ function scoreSequence(text: string, seq: Sequence): number {
   if (words.some((w) => ORGANISATION_OR_PLACE_SUFFIXES.has(w))) return 0;
   const before = text.slice(Math.max(0, seq.start - 5), seq.start);
   // "the Packager", "The Princess Royal": an article makes it a thing or a role.
-  if (/\bthe\s+$/iu.test(before) && !(isFirstName(first) && isLastName(last) && words.length > 1))
+  if (ARTICLE_BEFORE.test(before) && !(isFirstName(first) && isLastName(last) && words.length > 1))
     return 0;
   const after = text.slice(seq.end, seq.end + 24);
   const cues = cuesBefore(text, seq.start);
@@ -283,17 +293,16 @@ const LOWER_NAME =
 /** "my name is lena andersson": lower-case words right after a strong cue, first one a known name. */
 function lowerCaseNames(text: string): PiiMatch[] {
   const matches: PiiMatch[] = [];
-  const cue = /\b(?:name\s+is|name:|calls?\s+me)\s+/giu;
-  for (const m of regexMatches(cue, text)) {
+  for (const m of regexMatches(NAME_CUE, text)) {
     const start = m.index + m[0].length;
     const words = LOWER_NAME.exec(text.slice(start, start + 80))?.[1]?.split(" ") ?? [];
     const taken: string[] = [];
     for (const word of words) {
-      const known = isFirstName(word) || isLastName(word) || /^\p{Ll}\.?$/u.test(word);
+      const known = isFirstName(word) || isLastName(word) || LOWER_INITIAL.test(word);
       if (!known || NOT_NAME_WORDS.has(plain(word))) break;
       taken.push(word);
     }
-    while (taken.length > 0 && /^\p{Ll}\.?$/u.test(taken.at(-1) ?? "")) taken.pop();
+    while (taken.length > 0 && LOWER_INITIAL.test(taken.at(-1) ?? "")) taken.pop();
     if (taken.length === 0 || !isFirstName(taken[0] ?? "")) continue;
     matches.push({ entity_type: "PERSON", start, end: start + taken.join(" ").length, score: 0.7 });
   }
@@ -326,7 +335,7 @@ export function findPersonNames(text: string): PiiMatch[] {
       matches.push({ entity_type: "PERSON", start: seq.start, end: seq.end, score: 0.7 });
     }
   }
-  if (/\p{Ll}/u.test(text)) {
+  if (ANY_LOWER_CASE.test(text)) {
     for (const m of lowerCaseNames(text)) {
       if (matches.every((k) => m.end <= k.start || m.start >= k.end)) matches.push(m);
     }

@@ -2,6 +2,11 @@ import { closestKeywordBefore } from "./context-words.js";
 import type { PiiDetector, PiiMatch } from "./entities.js";
 import { regexMatches } from "./regex-matches.js";
 
+/** Regexes used per match, compiled once (a literal in a function is a new object per call). */
+const NON_DIGITS = /\D/g;
+const DECIMAL = /^\d+\.\d+$/;
+const TRAILING_SEPARATORS = /[ .-]+$/;
+
 /**
  * Phone numbers. Candidates are runs of digit groups joined by a single space, dot or dash, with
  * an optional leading "+" or "00", parenthesised area codes ("(08) 8747 6301", "+41 (0)96 471 07
@@ -109,8 +114,8 @@ const EXTENSION = / ?(?:x|ext\.?|extension|#) ?\d{1,6}$/i;
 
 function classify(text: string, start: number, raw: string): number {
   const main = raw.replace(EXTENSION, "");
-  const digits = main.replace(/\D/g, "");
-  if (DATE_LIKE.test(main) || /^\d+\.\d+$/.test(main) || IPV4_LIKE.test(main)) return 0;
+  const digits = main.replace(NON_DIGITS, "");
+  if (DATE_LIKE.test(main) || DECIMAL.test(main) || IPV4_LIKE.test(main)) return 0;
   if (digits.length < 7 || digits.length > 15) return 0;
   const keyword = closestKeywordBefore(text, start, 40, ALL_NUMBER_WORDS);
   const phoneContext = keyword !== undefined && PHONE_WORDS.includes(keyword);
@@ -133,7 +138,7 @@ export function findPhoneNumbers(text: string): PiiMatch[] {
   for (const m of regexMatches(CANDIDATE, text)) {
     let raw = m[0];
     // The last group may be a sentence's trailing number glued by a space: keep the layout honest.
-    raw = raw.replace(/[ .-]+$/, "");
+    raw = raw.replace(TRAILING_SEPARATORS, "");
     const score = classify(text, m.index, raw);
     if (score > 0)
       matches.push({

@@ -3,6 +3,15 @@ import { shannonEntropy } from "./entropy.js";
 import { findPrivateKeyBlocks } from "./private-key-block.js";
 import { regexMatches } from "./regex-matches.js";
 
+/** Regexes used per match, compiled once (a literal in a function is a new object per call). */
+const LOWER = /[a-z]/;
+const UPPER = /[A-Z]/;
+const DIGIT = /\d/;
+const OTHER = /[^A-Za-z0-9]/;
+const NOT_A_LETTER = /[^A-Za-z]/;
+const MENTIONS_BEARER = /bearer/i;
+const CHARACTER_CLASSES = [LOWER, UPPER, DIGIT, OTHER];
+
 /**
  * Secrets and API keys: provider key formats with fixed prefixes, JWTs, PEM private key blocks,
  * bearer tokens, and values assigned to secret-sounding names ("password=", "api_key:") when the
@@ -115,7 +124,7 @@ const PLACEHOLDER =
   /^(?:<.*>|\$\{.*\}|\$[A-Z_]+|\{\{.*\}\}|%.*%|x+|\*+|\.+|null|none|undefined|true|false|changeme|password|secret|token|example|redacted|your[_-].*|my[_-].*|\[.*\])$/i;
 
 function looksRandom(value: string): boolean {
-  const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((c) => c.test(value)).length;
+  const classes = CHARACTER_CLASSES.filter((c) => c.test(value)).length;
   return value.length >= 16 && classes >= 2 && shannonEntropy(value) >= 3.2;
 }
 
@@ -131,7 +140,7 @@ function findAssignedSecrets(text: string): PiiMatch[] {
     const isPassword = name.startsWith("pass") || name === "pwd";
     const random = looksRandom(value);
     // A password may be a plain word with a digit or symbol; a token or key must look random.
-    const plausiblePassword = isPassword && (/[^A-Za-z]/.test(value) || value.length >= 10);
+    const plausiblePassword = isPassword && (NOT_A_LETTER.test(value) || value.length >= 10);
     if (!random && !plausiblePassword) continue;
     matches.push({
       entity_type: "SECRET",
@@ -140,7 +149,7 @@ function findAssignedSecrets(text: string): PiiMatch[] {
       score: random ? 0.9 : 0.75,
     });
   }
-  const bearer = /bearer/i.test(text);
+  const bearer = MENTIONS_BEARER.test(text);
   for (const m of bearer ? regexMatches(BEARER_WITH_INDICES, text) : []) {
     const span = m.indices?.[1];
     if (span === undefined || !looksRandom(m[1] ?? "")) continue;

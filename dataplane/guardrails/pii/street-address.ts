@@ -3,6 +3,20 @@ import { NOT_NAME_WORDS } from "./not-name-words.js";
 import { isPlaceName } from "./place-names.js";
 import { regexMatches } from "./regex-matches.js";
 
+/** Regexes used per match, compiled once (a literal in a function is a new object per call). */
+const BREAKS_LINE_OR_LIST = /[,\n]/;
+const ABBREVIATION_BEFORE = /(?:St|Ave|Rd|Blvd|Dr|Ln|Apt|Ste|u)\.$/u;
+const STARTS_CAPITALISED = /^\p{Lu}/u;
+const STATE_AND_NUMBER = /^\p{Lu}{2}\s+\d/u;
+const THEN_LOWER_CASE_WORD = /^ \p{Ll}/u;
+const HOUSE_NUMBER_BEFORE = /(?:^|[^\p{L}\p{N}])(\d{1,6}[ \t]+)$/u;
+const DIGIT_RUN = /\d+/g;
+const WHITESPACE = /\s/;
+const TRAILING_WHITESPACE = /\s+$/;
+const WHITESPACE_RUN = /\s+/;
+const SPACE_OR_COMMA = /[\s,]/;
+const WORD_AND_FULL_STOP_AT_END = /\p{L}{4,}\.$/u;
+
 /**
  * Street addresses, heuristically. First "cores" that only an address has:
  * - a house number, up to four words and a street type: "1668 Glyn St", "14 Crown Street";
@@ -84,8 +98,8 @@ function extend(text: string, end: number): number {
     // "... Main St. However": a full stop followed by a plain space ends the sentence.
     if (
       text[at - 1] === "." &&
-      !/[,\n]/.test(sep) &&
-      !/(?:St|Ave|Rd|Blvd|Dr|Ln|Apt|Ste|u)\.$/u.test(text.slice(at - 5, at))
+      !BREAKS_LINE_OR_LIST.test(sep) &&
+      !ABBREVIATION_BEFORE.test(text.slice(at - 5, at))
     )
       break;
     const rest = text.slice(at + sep.length, at + sep.length + 80);
@@ -97,9 +111,9 @@ function extend(text: string, end: number): number {
     // A city or country must be followed by the end, a separator, a ZIP or punctuation, not prose.
     const after = text.slice(at + sep.length + next.length, at + sep.length + next.length + 3);
     if (
-      /^\p{Lu}/u.test(next) &&
-      !/^\p{Lu}{2}\s+\d/u.test(next) &&
-      /^ \p{Ll}/u.test(after) &&
+      STARTS_CAPITALISED.test(next) &&
+      !STATE_AND_NUMBER.test(next) &&
+      THEN_LOWER_CASE_WORD.test(after) &&
       !isPlaceName(next)
     )
       break;
@@ -109,9 +123,7 @@ function extend(text: string, end: number): number {
 }
 
 function extendBackwards(text: string, start: number): number {
-  const before = /(?:^|[^\p{L}\p{N}])(\d{1,6}[ \t]+)$/u.exec(
-    text.slice(Math.max(0, start - 10), start),
-  );
+  const before = HOUSE_NUMBER_BEFORE.exec(text.slice(Math.max(0, start - 10), start));
   return before?.[1] === undefined ? start : start - before[1].length;
 }
 
@@ -124,14 +136,14 @@ const ADDRESS_CUE = /(?:^|\n|,|\b(?:at|to|address|is|from)\s*:?)\s*$/iu;
  */
 function digitWindows(text: string): Array<{ start: number; end: number }> {
   const windows: Array<{ start: number; end: number }> = [];
-  for (const m of regexMatches(/\d+/g, text)) {
+  for (const m of regexMatches(DIGIT_RUN, text)) {
     // Widen to whitespace, but by at most 32 characters: a text without spaces stays linear.
     let start = Math.max(0, m.index - 100);
     const startLimit = Math.max(0, start - 32);
-    while (start > startLimit && !/\s/.test(text[start - 1] ?? "")) start--;
+    while (start > startLimit && !WHITESPACE.test(text[start - 1] ?? "")) start--;
     let end = Math.min(text.length, m.index + m[0].length + 40);
     const endLimit = Math.min(text.length, end + 32);
-    while (end < endLimit && !/\s/.test(text[end] ?? "")) end++;
+    while (end < endLimit && !WHITESPACE.test(text[end] ?? "")) end++;
     const last = windows.at(-1);
     if (last !== undefined && start <= last.end) last.end = Math.max(last.end, end);
     else windows.push({ start, end });
@@ -148,7 +160,7 @@ function findCores(
     for (const m of regexMatches(pattern, text)) {
       into.push({
         start: offset + m.index,
-        end: offset + m.index + m[0].replace(/\s+$/, "").length,
+        end: offset + m.index + m[0].replace(TRAILING_WHITESPACE, "").length,
       });
     }
   }
@@ -160,7 +172,7 @@ function findCores(
     into.push({ start: offset + m.index - before.length, end: offset + m.index + m[0].length });
   }
   for (const m of regexMatches(NUMBER_WORDS_NUMBER, text)) {
-    const words = (m[1] ?? "").trim().split(/\s+/);
+    const words = (m[1] ?? "").trim().split(WHITESPACE_RUN);
     if (words.some((w) => NOT_NAME_WORDS.has(w.toLowerCase()) || isPlaceName(w))) continue;
     // "number Word number" is an address only after an address cue or with more address after it.
     const cued = ADDRESS_CUE.test(text.slice(Math.max(0, m.index - 16), m.index));
@@ -185,9 +197,9 @@ export function findStreetAddresses(text: string): PiiMatch[] {
   }
   return merged.map(({ start, end }) => {
     let e = end;
-    while (e > start && /[\s,]/.test(text[e - 1] ?? "")) e--;
+    while (e > start && SPACE_OR_COMMA.test(text[e - 1] ?? "")) e--;
     // "..., London." ends a sentence; "u. 12." and "St." keep their dot.
-    if (/\p{L}{4,}\.$/u.test(text.slice(start, e))) e--;
+    if (WORD_AND_FULL_STOP_AT_END.test(text.slice(start, e))) e--;
     return { entity_type: "STREET_ADDRESS", start, end: e, score: 0.75 };
   });
 }

@@ -2,6 +2,9 @@ import { closestKeywordBefore } from "./context-words.js";
 import type { PiiDetector, PiiMatch } from "./entities.js";
 import { regexMatches } from "./regex-matches.js";
 
+/** Regexes used per match, compiled once (a literal in a function is a new object per call). */
+const NON_DIGITS = /\D/g;
+
 /**
  * US driver's license numbers. Formats differ by state (7-9 digits, a letter and 4-14 digits,
  * "1234-56-7890"...) and overlap with every other number, so a candidate counts only when a
@@ -30,7 +33,7 @@ export function findUsDriverLicenses(text: string): PiiMatch[] {
   if (!lower.includes("licen") && !lower.includes("dl")) return matches;
   for (const m of regexMatches(CANDIDATE, text)) {
     const raw = m[0];
-    const digits = raw.replace(/\D/g, "").length;
+    const digits = raw.replace(NON_DIGITS, "").length;
     if (digits < 5 || raw.includes("--") || raw.endsWith("-")) continue;
     if (closestKeywordBefore(text, m.index, 32, LICENSE_WORDS) === undefined) continue;
     matches.push({

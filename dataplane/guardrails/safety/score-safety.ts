@@ -14,6 +14,7 @@ import { B, E, rx } from "../injection/injection-pattern.js";
 import {
   anchored,
   anchoredMatches,
+  mayMatch,
   wordIndex,
   type AnchoredRegex,
 } from "../normalize/word-anchors.js";
@@ -78,6 +79,7 @@ function lexiconSignals(views: ScanView[], texts: Map<SafetySignal, string>): Sa
     const index = wordIndex(view.text, view);
     for (const { category, lists } of COMPILED) {
       for (const [matcher, weight] of lists) {
+        if (!mayMatch(matcher, index)) continue;
         for (const m of anchoredMatches(matcher, view.text, index, MAX_MATCHES)) {
           const span = view.spanInInput(m.index, m.index + m[0].length);
           const key = `${category}:${span.start}`;

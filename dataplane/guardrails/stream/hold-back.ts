@@ -2,6 +2,22 @@ import { isFirstName, isLastName } from "../pii/name-lexicon.js";
 import { NOT_NAME_WORDS } from "../pii/not-name-words.js";
 import { isCommonWord, mayBeEnglishFirstName } from "./common-words.js";
 
+/** Regexes used per token, compiled once (a literal in a function is a new object per call). */
+const ALL_CAPS = /^\p{Lu}{2,}$/u;
+const ENDS_WITH_PUNCTUATION = /[.,;:!?]$/;
+const NEGATED_CONTRACTION = /^\p{L}+n['’]t$/iu;
+const CONTRACTION = /^(\p{L}+)['’](?:m|d|ve|ll|re)$/iu;
+const POSSESSIVE_S = /['’]s$/u;
+const COMPOUND_JOINER = /[-'’]/u;
+const LETTERS_ONLY = /^[\p{L}\p{M}]+$/u;
+/** Tokens: runs of non-space; only used from tokensFrom, which resets lastIndex. */
+const TOKEN = /\S+/gu;
+const SENTENCE_END_BEFORE = /(?:[.!?:]["'”’)]*\s+|\n\s*)$/u;
+const ENDS_WITH_SPACE = /\s$/u;
+const SPACE = /\s/u;
+const WORD_CHAR = /[\p{L}\p{N}_]/u;
+const PLACEHOLDER_START = /^\[[A-Z0-9_]*$/;
+
 /**
  * Where a streamed text must be held back: the earliest index from which a detector's match could
  * still be extended by text that has not arrived yet. Everything before it can be released at once.
@@ -83,7 +99,7 @@ function wordKind(core: string, sentenceStart: boolean): TokenKind {
     if (sentenceStart) return isName(lower) && !isCommonWord(lower) ? "name" : "word";
     return isCommonWord(lower) && !isName(lower) ? "word" : "name";
   }
-  if (/^\p{Lu}{2,}$/u.test(core)) return "caps";
+  if (ALL_CAPS.test(core)) return "caps";
   if (MIXED_NAME.test(core)) return "name";
   return "value";
 }
@@ -91,20 +107,21 @@ function wordKind(core: string, sentenceStart: boolean): TokenKind {
 /** What a token could be part of (see above); sentence-initial capitals are read as words. */
 export function tokenKind(token: string, sentenceStart = false): TokenKind {
   const core = token.replace(LEADING, "").replace(TRAILING, "");
-  if (core.length === 0) return token.length > 0 && !/[.,;:!?]$/.test(token) ? "separator" : "word";
+  if (core.length === 0)
+    return token.length > 0 && !ENDS_WITH_PUNCTUATION.test(token) ? "separator" : "word";
   if (core === "A" || core === "I") return "word";
   // Contractions: "don't", "can't" are never values; "I'm", "you've" are their first word.
-  if (/^\p{L}+n['’]t$/iu.test(core)) return "word";
-  const stem = /^(\p{L}+)['’](?:m|d|ve|ll|re)$/iu.exec(core)?.[1];
+  if (NEGATED_CONTRACTION.test(core)) return "word";
+  const stem = CONTRACTION.exec(core)?.[1];
   if (stem !== undefined) return stem === "I" ? "word" : wordKind(stem, sentenceStart);
   if (INITIAL.test(core)) return "name";
-  const possessive = core.replace(/['’]s$/u, "");
+  const possessive = core.replace(POSSESSIVE_S, "");
   if (COMPOUND.test(possessive)) {
-    const kinds = possessive.split(/[-'’]/u).map((w) => wordKind(w, sentenceStart));
+    const kinds = possessive.split(COMPOUND_JOINER).map((w) => wordKind(w, sentenceStart));
     if (kinds.includes("name")) return "name";
     return kinds.every((k) => k === "word") ? "word" : "fragment";
   }
-  if (/^[\p{L}\p{M}]+$/u.test(possessive)) return wordKind(possessive, sentenceStart);
+  if (LETTERS_ONLY.test(possessive)) return wordKind(possessive, sentenceStart);
   return "value";
 }
 
@@ -116,11 +133,11 @@ interface Token {
 
 function tokensFrom(text: string, from: number): Token[] {
   const tokens: Token[] = [];
-  const re = /\S+/gu;
+  const re = TOKEN;
   re.lastIndex = from;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     const before = text.slice(Math.max(0, m.index - 4), m.index);
-    const sentenceStart = m.index === 0 || /(?:[.!?:]["'”’)]*\s+|\n\s*)$/u.test(before);
+    const sentenceStart = m.index === 0 || SENTENCE_END_BEFORE.test(before);
     tokens.push({
       start: m.index,
       end: m.index + m[0].length,
@@ -140,7 +157,8 @@ export function valueHoldFrom(text: string, from: number, options: HoldOptions =
   const tokens = tokensFrom(text, from);
   const last = tokens.at(-1);
   // JSON arguments: the last token may be a value's first word, whatever it looks like.
-  if (last !== undefined && options.strict === true && !/\s$/u.test(text)) last.kind = "value";
+  if (last !== undefined && options.strict === true && !ENDS_WITH_SPACE.test(text))
+    last.kind = "value";
   if (last === undefined || last.kind === "word") return text.length;
   // An upper-case word ("AI", "NASA") is held while it may still grow ("GB" of "GB82...",
   // "AKIA" of a key) or next to a value ("GB82 WEST 1234"); otherwise it is a word.
@@ -158,7 +176,7 @@ export function valueHoldFrom(text: string, from: number, options: HoldOptions =
     start = token.start;
   }
   // The space before a held value goes out with it, not as a chunk of its own.
-  while (start > from && /\s/u.test(text[start - 1] ?? "")) start--;
+  while (start > from && SPACE.test(text[start - 1] ?? "")) start--;
   return start;
 }
 
@@ -178,7 +196,7 @@ export class KeywordPrefixes {
   holdFrom(text: string, from: number): number {
     const begin = Math.max(from, text.length - this.longest);
     for (let p = begin; p < text.length; p++) {
-      if (this.wholeWord && p > 0 && /[\p{L}\p{N}_]/u.test(text[p - 1] ?? "")) continue;
+      if (this.wholeWord && p > 0 && WORD_CHAR.test(text[p - 1] ?? "")) continue;
       if (this.startsKeyword(text.slice(p).toLowerCase())) return p;
     }
     return text.length;
@@ -200,5 +218,5 @@ export class KeywordPrefixes {
 export function placeholderHoldFrom(text: string, from: number, longest: number): number {
   const open = text.lastIndexOf("[");
   if (open < from || text.length - open > longest) return text.length;
-  return /^\[[A-Z0-9_]*$/.test(text.slice(open)) ? open : text.length;
+  return PLACEHOLDER_START.test(text.slice(open)) ? open : text.length;
 }
