@@ -24,6 +24,8 @@ export interface WrkTarget {
   headers: Record<string, string>;
   /** CPU and RSS of the process between client and upstream; undefined for direct. */
   stats: (() => Promise<CpuReply>) | undefined;
+  /** The process id of a gateway (for per-thread CPU from /proc); undefined otherwise. */
+  pid?: number | undefined;
 }
 
 export interface WrkTargets {
@@ -108,6 +110,7 @@ export async function startWrkTargets(
             base: `${url}/v1`,
             headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
             stats: () => gateway.stats(),
+            pid: gateway.pid,
           });
         }
       } catch (error) {

@@ -43,8 +43,8 @@ const idOf = (r: PendingAuditRecord, key: "id" | "customer_id"): string | null =
 
 /**
  * Moves the local audit log into the store in batches, extending each customer's hash chain there
- * (AuditRepository.appendBatch locks the chain head, so replicas ingesting at once still form one
- * chain). While the store is unreachable it waits and retries, growing the wait. A record the
+ * (AuditRepository.append checks or locks the chain head, so replicas ingesting at once still form
+ * one chain). While the store is unreachable it waits and retries, growing the wait. A record the
  * store refuses (a data error on that record alone, with the store answering) is quarantined: kept
  * in audit_quarantine (or, failing that, in quarantine.jsonl beside the log), logged as an error
  * and counted; ingestion moves on.
@@ -147,7 +147,7 @@ export class AuditIngester {
     }
   }
 
-  /** One transaction for the batch; when the store refuses it, record by record. */
+  /** One commit for the batch; when the store refuses it, record by record. */
   private async ingest(lines: SpooledLine[], dedupe: boolean): Promise<void> {
     const records: PendingAuditRecord[] = [];
     const unreadable: string[] = [];
@@ -162,14 +162,14 @@ export class AuditIngester {
   private async ingestRecords(records: PendingAuditRecord[], dedupe: boolean): Promise<void> {
     if (records.length === 0) return;
     try {
-      await this.db.transaction((tx) => this.repo.appendBatch(tx, records, { dedupe }));
+      await this.repo.append(this.db, records, { dedupe });
       return;
     } catch (err) {
       if (!refusesRecord(err) || !(await this.db.ping())) throw err;
     }
     for (const record of records) {
       try {
-        await this.db.transaction((tx) => this.repo.appendBatch(tx, [record], { dedupe: true }));
+        await this.repo.append(this.db, [record], { dedupe: true });
       } catch (err) {
         if (!refusesRecord(err) || !(await this.db.ping())) throw err;
         await this.putAside(record, JSON.stringify(record), String(err), errorCode(err));

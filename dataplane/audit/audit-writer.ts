@@ -119,7 +119,7 @@ export class AuditWriter {
     const records = batch.map((w) => w.record);
     if (this.options.durability === "store" && this.spool.isEmpty()) {
       try {
-        await this.db.transaction((tx) => this.repo.appendBatch(tx, records));
+        await this.repo.append(this.db, records);
         for (const w of batch) w.resolve();
         return;
       } catch (err) {

@@ -1,13 +1,8 @@
-import {
-  canonicalJson,
-  chainHash,
-  GENESIS_HASH,
-  sha256Hex,
-  type AuditFields,
-} from "../audit/audit-record.js";
+import type { AuditFields } from "../audit/audit-record.js";
 import { storableRecord } from "../audit/storable-record.js";
 import type { ChainedRecord } from "../audit/verify-chain.js";
-import type { Queryable, SqlParam } from "./database.js";
+import { AuditChainAppender } from "./audit-chain-append.js";
+import type { Database, Queryable } from "./database.js";
 
 /** A record waiting for its place in the chain (seq is assigned on commit). */
 export interface PendingAuditRecord {
@@ -44,24 +39,58 @@ export interface RecordFilter {
 
 /** The append-only audit log in the store. Rows are only ever appended or tombstoned. */
 export class AuditRepository {
+  private readonly chains = new AuditChainAppender();
+
   constructor(private readonly db: Queryable) {}
 
   /**
-   * Chains and inserts a batch, inside the caller's transaction. Each customer's chain head is
-   * locked (FOR UPDATE), so replicas appending at once still form one unbroken chain. Records
-   * already stored (same id, e.g. replayed from the spool twice) are skipped. Every record is made
-   * storable first (storableRecord: escapes what the store would refuse, and says so).
+   * Chains and inserts a batch, committed when this returns. Each customer's chain head is
+   * checked (or locked) in the store, so replicas appending at once still form one unbroken chain.
+   * A batch of one customer whose head this process wrote last is one statement (no transaction);
+   * otherwise one transaction for the batch. Records already stored (same id, e.g. replayed from
+   * the local log twice) are skipped with `dedupe`. Every record is made storable first
+   * (storableRecord: escapes what the store would refuse, and says so).
    */
+  async append(
+    db: Database,
+    batch: readonly PendingAuditRecord[],
+    options: { dedupe?: boolean } = {},
+  ): Promise<void> {
+    const byCustomer = await this.byCustomer(db, batch, options);
+    const [only, ...more] = byCustomer;
+    if (only === undefined) return;
+    if (more.length === 0 && (await this.chains.appendAfterKnownHead(db, only[0], only[1]))) return;
+    await db.transaction(async (tx) => {
+      for (const [customerId, records] of byCustomer) {
+        if (await this.chains.appendAfterKnownHead(tx, customerId, records)) continue;
+        await this.chains.appendLocked(tx, customerId, records);
+      }
+    });
+  }
+
+  /** As append(), inside the caller's transaction `tx`. */
   async appendBatch(
     tx: Queryable,
     batch: readonly PendingAuditRecord[],
     options: { dedupe?: boolean } = {},
   ): Promise<void> {
-    // Fresh records have fresh ids; only a spool replay can carry records already stored.
+    for (const [customerId, records] of await this.byCustomer(tx, batch, options)) {
+      if (await this.chains.appendAfterKnownHead(tx, customerId, records)) continue;
+      await this.chains.appendLocked(tx, customerId, records);
+    }
+  }
+
+  /** The storable records of a batch by customer, customers in sorted order (the lock order). */
+  private async byCustomer(
+    q: Queryable,
+    batch: readonly PendingAuditRecord[],
+    options: { dedupe?: boolean },
+  ): Promise<[string, PendingAuditRecord[]][]> {
+    // Fresh records have fresh ids; only a replay of the local log can carry records stored.
     const existing = options.dedupe
       ? new Set(
           (
-            await tx.query<{ id: string }>(
+            await q.query<{ id: string }>(
               "SELECT id FROM audit_records WHERE id = ANY($1::text[])",
               [batch.map((r) => r.fields.id)],
             )
@@ -73,68 +102,11 @@ export class AuditRepository {
       if (existing.has(raw.fields.id)) continue;
       const r = storableRecord(raw);
       existing.add(r.fields.id);
-      const list = byCustomer.get(r.fields.customer_id) ?? [];
-      list.push(r);
-      byCustomer.set(r.fields.customer_id, list);
+      const list = byCustomer.get(r.fields.customer_id);
+      if (list) list.push(r);
+      else byCustomer.set(r.fields.customer_id, [r]);
     }
-    for (const customerId of [...byCustomer.keys()].sort()) {
-      await this.appendChain(tx, customerId, byCustomer.get(customerId) as PendingAuditRecord[]);
-    }
-  }
-
-  /** Two statements per customer: lock and read the chain head; insert and advance it. */
-  private async appendChain(
-    tx: Queryable,
-    customerId: string,
-    records: PendingAuditRecord[],
-  ): Promise<void> {
-    // The upsert takes the head's row lock (replicas appending at once queue here) and reads it.
-    const [head] = await tx.query<{ last_seq: number; last_hash: string }>(
-      `INSERT INTO audit_chain_heads (customer_id, last_seq, last_hash) VALUES ($1, 0, $2)
-       ON CONFLICT (customer_id) DO UPDATE SET customer_id = EXCLUDED.customer_id
-       RETURNING last_seq, last_hash`,
-      [customerId, GENESIS_HASH],
-    );
-    let seq = head?.last_seq ?? 0;
-    let prev = head?.last_hash ?? GENESIS_HASH;
-    const params: SqlParam[] = [customerId];
-    const rows: string[] = [];
-    for (const r of records) {
-      seq += 1;
-      const fields: AuditFields = { ...r.fields, seq };
-      // The digested text is the stored JSON too (jsonb keeps the values, not the text).
-      const canonical = canonicalJson(fields);
-      const digest = sha256Hex(canonical);
-      const hash = chainHash(prev, digest);
-      const base = params.length;
-      params.push(
-        fields.id,
-        seq,
-        fields.occurred_at,
-        canonical,
-        r.content === null ? null : JSON.stringify(r.content),
-        digest,
-        prev,
-        hash,
-      );
-      const p = (i: number) => `$${base + i}`;
-      rows.push(
-        `(${p(1)}, $1, ${p(2)}, ${p(3)}::timestamptz, ${p(4)}::jsonb, ${p(5)}::jsonb, ${p(6)}, ${p(7)}, ${p(8)})`,
-      );
-      prev = hash;
-    }
-    params.push(seq, prev);
-    const n = params.length;
-    await tx.query(
-      `-- A data-modifying WITH always runs to completion, read or not.
-       WITH inserted AS (
-         INSERT INTO audit_records
-           (id, customer_id, seq, occurred_at, fields, content, record_digest, prev_hash, hash)
-         VALUES ${rows.join(", ")})
-       UPDATE audit_chain_heads SET last_seq = $${n - 1}, last_hash = $${n}
-        WHERE customer_id = $1`,
-      params,
-    );
+    return [...byCustomer].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
   async list(filter: RecordFilter, page: { limit: number; offset: number }) {

@@ -1,0 +1,138 @@
+import {
+  canonicalJson,
+  chainHash,
+  GENESIS_HASH,
+  sha256Hex,
+  type AuditFields,
+} from "../audit/audit-record.js";
+import type { Queryable } from "./database.js";
+import type { PendingAuditRecord } from "./audit-repository.js";
+
+/** Where a customer's chain ends: the last record's seq and hash (GENESIS_HASH at seq 0). */
+export interface ChainHead {
+  seq: number;
+  hash: string;
+}
+
+/** At most this many customers' heads are remembered (the rest are read from the store). */
+const HEADS_MAX = 10_000;
+
+/**
+ * Inserts a customer's records and moves its chain head, in one statement, only if the head is
+ * still `expected` ($2, $3). The UPDATE takes the head's row lock first; a replica that moved the
+ * head meanwhile makes it match no row, and then nothing is inserted (the INSERT reads the
+ * UPDATE's RETURNING). The records come as one JSON array ($6): one parameter and one parse for
+ * the batch, whatever its size, instead of eight parameters per record.
+ */
+const INSERT_IF_HEAD = `
+  WITH head AS (
+    UPDATE audit_chain_heads SET last_seq = $4, last_hash = $5
+     WHERE customer_id = $1 AND last_seq = $2 AND last_hash = $3
+    RETURNING customer_id
+  ), inserted AS (
+    INSERT INTO audit_records
+      (id, customer_id, seq, occurred_at, fields, content, record_digest, prev_hash, hash)
+    SELECT r.id, head.customer_id, r.seq, r.occurred_at, r.fields, r.content, r.record_digest,
+           r.prev_hash, r.hash
+      FROM head, jsonb_to_recordset($6::jsonb) AS r(id text, seq bigint, occurred_at timestamptz,
+           fields jsonb, content jsonb, record_digest text, prev_hash text, hash text)
+    RETURNING 1
+  )
+  SELECT count(*)::int AS moved FROM head`;
+
+/** Creates the head row if missing, locks it (FOR UPDATE) and reads it. */
+const LOCK_HEAD = `
+  INSERT INTO audit_chain_heads (customer_id, last_seq, last_hash) VALUES ($1, 0, $2)
+  ON CONFLICT (customer_id) DO UPDATE SET customer_id = EXCLUDED.customer_id
+  RETURNING last_seq, last_hash`;
+
+/** The records chained after `head`: the JSON array INSERT_IF_HEAD reads, and the new head. */
+export function chainAfter(
+  head: ChainHead,
+  records: readonly PendingAuditRecord[],
+): { json: string; head: ChainHead } {
+  let seq = head.seq;
+  let prev = head.hash;
+  let json = "[";
+  for (const r of records) {
+    seq += 1;
+    const fields: AuditFields = { ...r.fields, seq };
+    // The digested text is the stored JSON too (jsonb keeps the values, not the text).
+    const canonical = canonicalJson(fields);
+    const digest = sha256Hex(canonical);
+    const hash = chainHash(prev, digest);
+    if (json.length > 1) json += ",";
+    json +=
+      `{"id":${JSON.stringify(fields.id)},"seq":${seq},` +
+      `"occurred_at":${JSON.stringify(fields.occurred_at)},"fields":${canonical},` +
+      `"content":${r.content === null ? "null" : JSON.stringify(r.content)},` +
+      `"record_digest":"${digest}","prev_hash":"${prev}","hash":"${hash}"}`;
+    prev = hash;
+  }
+  return { json: `${json}]`, head: { seq, hash: prev } };
+}
+
+/**
+ * Appends records to customers' chains. The head each append left is remembered, so the next
+ * append for that customer is one statement that checks the head is unchanged (INSERT_IF_HEAD,
+ * `appendAfterKnownHead`, no transaction needed); only a head not remembered yet, or moved by
+ * someone else (another replica, a rolled-back transaction), costs a transaction that locks and
+ * reads it (`appendLocked`). Safe to share: the store's head is the truth, the memory only a guess
+ * that the statement checks.
+ */
+export class AuditChainAppender {
+  private readonly heads = new Map<string, ChainHead>();
+
+  /**
+   * One statement, when this customer's head is remembered and still the store's: true. False
+   * (nothing written, the head forgotten) otherwise; then use appendLocked.
+   */
+  async appendAfterKnownHead(
+    q: Queryable,
+    customerId: string,
+    records: readonly PendingAuditRecord[],
+  ): Promise<boolean> {
+    const known = this.heads.get(customerId);
+    if (known === undefined) return false;
+    if (await this.insertIfHead(q, customerId, known, records)) return true;
+    this.heads.delete(customerId);
+    return false;
+  }
+
+  /** Locks the head (creating it for a new chain) and appends after it; `tx` is a transaction. */
+  async appendLocked(
+    tx: Queryable,
+    customerId: string,
+    records: readonly PendingAuditRecord[],
+  ): Promise<void> {
+    const [row] = await tx.query<{ last_seq: number; last_hash: string }>(LOCK_HEAD, [
+      customerId,
+      GENESIS_HASH,
+    ]);
+    const locked = { seq: row?.last_seq ?? 0, hash: row?.last_hash ?? GENESIS_HASH };
+    if (!(await this.insertIfHead(tx, customerId, locked, records))) {
+      throw new Error(`audit chain head of ${customerId} moved while locked`);
+    }
+  }
+
+  private async insertIfHead(
+    q: Queryable,
+    customerId: string,
+    head: ChainHead,
+    records: readonly PendingAuditRecord[],
+  ): Promise<boolean> {
+    const next = chainAfter(head, records);
+    const [row] = await q.query<{ moved: number }>(INSERT_IF_HEAD, [
+      customerId,
+      head.seq,
+      head.hash,
+      next.head.seq,
+      next.head.hash,
+      next.json,
+    ]);
+    if (row?.moved !== 1) return false;
+    if (!this.heads.has(customerId) && this.heads.size >= HEADS_MAX) this.heads.clear();
+    this.heads.set(customerId, next.head);
+    return true;
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * What one audit record costs to ingest into the store, before and after a change: CPU of this
+ * whole process (every thread: the embedded store's worker too) per record, for batches of a
+ * given size written the way the ingester writes them, the trees' code taking turns (rounds
+ * alternate, a fresh store each). Postgres' server CPU is not counted (another process).
+ *
+ *   npx tsx scripts/ingest-cost.ts <before-tree> <embedded|postgres> [batch=40] [rounds=6] [n=4000]
+ *
+ * Postgres: BENCH_POSTGRES_URL (default the local server), a fresh database per tree.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { median } from "../bench/load/percentile.js";
+import { createFreshDatabase } from "../bench/processes/fresh-database.js";
+import type { PendingAuditRecord } from "../dataplane/store/audit-repository.js";
+import type { Database } from "../dataplane/store/database.js";
+
+const [beforeTree, store = "embedded", batchArg, roundsArg, nArg] = process.argv.slice(2);
+if (!beforeTree || (store !== "embedded" && store !== "postgres")) {
+  console.error(
+    "usage: tsx scripts/ingest-cost.ts <before-tree> <embedded|postgres> [batch] [rounds] [n]",
+  );
+  process.exit(2);
+}
+const batch = Number(batchArg ?? 40);
+const rounds = Number(roundsArg ?? 6);
+const perRound = Number(nArg ?? 4000);
+const postgresUrl =
+  process.env.BENCH_POSTGRES_URL || "postgres://postgres:postgres@127.0.0.1:5432/postgres";
+
+interface Repo {
+  append?: (db: Database, batch: PendingAuditRecord[]) => Promise<void>;
+  appendBatch: (tx: unknown, batch: PendingAuditRecord[]) => Promise<void>;
+}
+interface Tree {
+  name: string;
+  repo: (db: Database) => Repo;
+  migrate: (db: Database) => Promise<unknown>;
+  openPglite: (dir: string) => Promise<Database>;
+  openPostgres: (o: { connectionString: string }) => Database;
+}
+
+async function loadTree(name: string, root: string): Promise<Tree> {
+  const at = (file: string) => import(pathToFileURL(resolve(root, file)).href);
+  const repoModule = await at("dataplane/store/audit-repository.ts");
+  const migrateModule = await at("dataplane/store/migrate.ts");
+  const pgliteModule = await at("dataplane/store/pglite-database.ts");
+  const postgresModule = await at("dataplane/store/postgres-database.ts");
+  return {
+    name,
+    repo: (db) => new repoModule.AuditRepository(db) as Repo,
+    migrate: migrateModule.migrate,
+    openPglite: (dir) => pgliteModule.openPglite(dir),
+    openPostgres: postgresModule.openPostgres,
+  };
+}
+
+/** A record like the bench's JSON chat call's (default content mode: no content). */
+function record(): PendingAuditRecord {
+  const id = `aud_${randomUUID().replace(/-/g, "")}`;
+  return {
+    fields: {
+      id,
+      customer_id: "default",
+      occurred_at: new Date().toISOString(),
+      kind: "inference",
+      request_id: `req_${randomUUID().replace(/-/g, "")}`,
+      key_id: "key_DKeZ4OvFItI76e1KBR5c00bc",
+      action: "chat.completions",
+      subject: "bench-chat",
+      model: "bench-chat",
+      backend: "dep_K4GkHgJpNtIyVwIanVZgj5Zd",
+      route: {
+        model_version: "1",
+        candidates: ["dep_K4GkHgJpNtIyVwIanVZgj5Zd"],
+        chosen: "dep_K4GkHgJpNtIyVwIanVZgj5Zd",
+      },
+      classification: "public",
+      verdicts: [],
+      usage: { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12, source: "upstream" },
+      cost_usd: 0.000017,
+      latency_ms: 3,
+      status: 200,
+      error_code: null,
+      outcome: "completed",
+      request_sha256: "16fbd4f0f10453570e7d88cf2203be0faa9b7114e366a3225c579bd48abb9592",
+      response_sha256: "e46bdac7d5bdbbaef4989aa21778bef5a6def358c8c111f36d25c4fbccfb701a",
+      content_sha256: null,
+      details: null,
+    },
+    content: null,
+  };
+}
+
+const cpuUs = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
+
+const mainThread = new Map<string, number[]>();
+const threadUs = () => {
+  const u = process.threadCpuUsage();
+  return u.user + u.system;
+};
+
+async function measure(tree: Tree, db: Database, n: number): Promise<number> {
+  const repo = tree.repo(db);
+  const batches = Array.from({ length: Math.ceil(n / batch) }, () =>
+    Array.from({ length: batch }, record),
+  );
+  const start = cpuUs();
+  const startMain = threadUs();
+  for (const b of batches) {
+    if (repo.append) await repo.append(db, b);
+    else await db.transaction((tx) => repo.appendBatch(tx, b));
+  }
+  const records = batches.length * batch;
+  const main = (threadUs() - startMain) / records;
+  mainThread.set(tree.name, [...(mainThread.get(tree.name) ?? []), main]);
+  return (cpuUs() - start) / records;
+}
+
+const trees = [await loadTree("after", "."), await loadTree("before", beforeTree)];
+const opened: { tree: Tree; db: Database; cleanup: () => Promise<void> }[] = [];
+for (const tree of trees) {
+  if (store === "embedded") {
+    const dir = await mkdtemp(join(tmpdir(), "evident-ingest-cost-"));
+    const db = await tree.openPglite(dir);
+    opened.push({ tree, db, cleanup: () => rm(dir, { recursive: true, force: true }) });
+  } else {
+    const fresh = await createFreshDatabase(postgresUrl);
+    const db = tree.openPostgres({ connectionString: fresh.url });
+    opened.push({ tree, db, cleanup: () => fresh.drop() });
+  }
+}
+const results = new Map<string, number[]>();
+try {
+  for (const { tree, db } of opened) {
+    await tree.migrate(db);
+    await measure(tree, db, 1000); // warm-up
+  }
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? opened : [...opened].reverse();
+    for (const { tree, db } of order) {
+      results.set(tree.name, [
+        ...(results.get(tree.name) ?? []),
+        await measure(tree, db, perRound),
+      ]);
+    }
+  }
+} finally {
+  for (const { db, cleanup } of opened) {
+    await db.close();
+    await cleanup();
+  }
+}
+const after = results.get("after") ?? [];
+const before = results.get("before") ?? [];
+console.log(
+  `${store}, batches of ${batch}: CPU us per record (all threads of this process), median of ${rounds} rounds of ${perRound}`,
+);
+console.log(`  before ${median(before).toFixed(1)}   after ${median(after).toFixed(1)}`);
+const main = (name: string) => median(mainThread.get(name) ?? []).toFixed(1);
+console.log(`  of which the main thread: before ${main("before")}   after ${main("after")}`);
+console.log(`  after/before ${median(after.map((a, i) => a / (before[i] as number))).toFixed(3)}`);

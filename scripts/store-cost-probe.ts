@@ -1,0 +1,83 @@
+/**
+ * Where a gateway's CPU per request goes, thread by thread (the main event loop, the embedded
+ * store's worker, libuv's pool, V8's helpers), read from /proc/<pid>/task/<tid>/schedstat (ns on CPU) around a wrk
+ * run. Linux only. Output: CPU µs per request of each thread name, for each key.
+ *
+ *   npx tsx scripts/store-cost-probe.ts <embedded|postgres> [seconds=5] [rounds=3]
+ *
+ * Postgres: BENCH_POSTGRES_URL (default the local server); its server processes are not counted
+ * here (they are other processes), so the Postgres row is the gateway's share only.
+ */
+import { readdir, readFile } from "node:fs/promises";
+import { chatBody, FAST_MODEL } from "../bench/bench-models.js";
+import { median } from "../bench/load/percentile.js";
+import { ensureWrk, runWrk } from "../bench/load/wrk.js";
+import { startWrkTargets, type StoreName } from "../bench/sections/wrk-targets.js";
+
+const store = (process.argv[2] ?? "embedded") as StoreName;
+const seconds = Number(process.argv[3] ?? 5);
+const rounds = Number(process.argv[4] ?? 3);
+
+/** CPU µs so far per thread of `pid`, summed by thread name. */
+async function threadCpu(pid: number): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const tid of await readdir(`/proc/${pid}/task`)) {
+    const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, "utf8").catch(() => "");
+    const close = stat.lastIndexOf(")");
+    if (close < 0) continue;
+    const name = stat.slice(stat.indexOf("(") + 1, close);
+    const sched = await readFile(`/proc/${pid}/task/${tid}/schedstat`, "utf8").catch(() => "0");
+    const us = Number(sched.split(" ")[0]) / 1000;
+    out.set(name, (out.get(name) ?? 0) + us);
+  }
+  return out;
+}
+
+const wrk = await ensureWrk((line) => console.log(line));
+if (wrk === undefined) throw new Error("wrk is not installed");
+const targets = await startWrkTargets((line) => console.log(line), {
+  postgresUrl:
+    process.env.BENCH_POSTGRES_URL || "postgres://postgres:postgres@127.0.0.1:5432/postgres",
+  gatewayProfileDir: process.env.PROFILE_DIR,
+  stores: [store],
+});
+try {
+  const results = new Map<string, Map<string, number[]>>();
+  for (const target of targets.gateways) {
+    const pid = target.pid;
+    if (pid === undefined) throw new Error("no pid");
+    const spec = {
+      url: `${target.base}/chat/completions`,
+      connections: 50,
+      headers: target.headers,
+      body: chatBody(FAST_MODEL, false),
+    };
+    await runWrk(wrk, { ...spec, seconds: 1 });
+    const perThread = new Map<string, number[]>();
+    for (let round = 0; round < rounds; round++) {
+      const before = await threadCpu(pid);
+      const run = await runWrk(wrk, { ...spec, seconds });
+      await new Promise((r) => setTimeout(r, 300)); // let the ingester finish the tail
+      const after = await threadCpu(pid);
+      let total = 0;
+      for (const [name, us] of after) {
+        const per = (us - (before.get(name) ?? 0)) / Math.max(1, run.requests);
+        total += per;
+        perThread.set(name, [...(perThread.get(name) ?? []), per]);
+      }
+      perThread.set("(total)", [...(perThread.get("(total)") ?? []), total]);
+      perThread.set("(req/s)", [...(perThread.get("(req/s)") ?? []), run.requestsPerSecond]);
+    }
+    results.set(target.name, perThread);
+  }
+  for (const [name, perThread] of results) {
+    console.log(`\n${name}: CPU µs per request by thread (median of ${rounds} x ${seconds} s)`);
+    const rows = [...perThread].sort((a, b) => median(b[1]) - median(a[1]));
+    for (const [thread, values] of rows) {
+      if (median(values) < 0.5) continue;
+      console.log(`  ${thread.padEnd(20)} ${median(values).toFixed(1).padStart(8)}`);
+    }
+  }
+} finally {
+  await targets.stop();
+}
