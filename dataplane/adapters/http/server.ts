@@ -148,8 +148,8 @@ function register(
     preParsing:
       spec.auth === false
         ? undefined
-        : async (_req, reply, payload) =>
-            withBodyDeadline(payload, reply, ctx.config.REQUEST_BODY_TIMEOUT_MS),
+        : (_req, reply, payload, done) =>
+            done(null, withBodyDeadline(payload, reply, ctx.config.REQUEST_BODY_TIMEOUT_MS)),
     handler: (req: FastifyRequest, reply: FastifyReply) =>
       runInRequestScope({ requestId: req.id, fail: () => failEscaped(reply) }, () =>
         handle(ctx, spec, req, reply),
