@@ -159,8 +159,10 @@ function register(
     preParsing:
       spec.auth === false
         ? undefined
-        : (_req, reply, payload, done) =>
-            done(null, withBodyDeadline(payload, reply, ctx.config.REQUEST_BODY_TIMEOUT_MS)),
+        : (req, reply, payload, done) => {
+            const type = req.headers["content-type"];
+            done(null, withBodyDeadline(payload, reply, ctx.config.REQUEST_BODY_TIMEOUT_MS, type));
+          },
     handler: (req: FastifyRequest, reply: FastifyReply) =>
       runInRequestScope({ requestId: req.id, fail: () => failEscaped(reply) }, () =>
         handle(ctx, spec, req, reply),
