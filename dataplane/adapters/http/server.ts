@@ -225,7 +225,9 @@ async function handle(
     await recordManagement(ctx, req.caller, spec.audit, result.body, body, params);
   }
   reply.status(result.status);
-  for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
+  const headers = result.headers;
+  if (headers !== undefined)
+    for (const name of Object.keys(headers)) reply.header(name, headers[name]);
   if (result.body === undefined) return reply.send();
   return reply.send(result.body);
 }
