@@ -57,3 +57,30 @@ test("a trickling multipart upload is cut too", async (t) => {
   t.regex(r.response, /^HTTP\/1\.1 408/, r.response);
   t.true(r.sent < r.length);
 });
+
+test("a JSON body with a charset parameter trickling in is cut with 408 too", async (t) => {
+  const r = await trickle("/v1/chat/completions", "application/json; charset=utf-8", 100);
+  t.regex(r.response, /^HTTP\/1\.1 408/, r.response);
+  t.regex(r.response, /request_timeout/);
+  t.true(r.sent < r.length);
+});
+
+test("a JSON body sent in two parts within the deadline is read whole", async (t) => {
+  const { port } = new URL(app.url);
+  const body = JSON.stringify({ name: "x".repeat(30) });
+  const socket = connect(Number(port), "127.0.0.1");
+  let response = "";
+  socket.on("data", (d: Buffer) => (response += d.toString("utf8")));
+  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+  await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+  socket.write(
+    `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${app.adminKey}\r\n` +
+      `content-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n` +
+      body.slice(0, 10),
+  );
+  await new Promise((r) => setTimeout(r, 50));
+  socket.write(body.slice(10));
+  await closed; // the server closes after answering (connection: close)
+  // Read whole, then validated: a 422 for the missing model and messages, not a 408.
+  t.regex(response, /^HTTP\/1\.1 422/, response);
+});

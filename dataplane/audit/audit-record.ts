@@ -98,12 +98,7 @@ function canonicalAt(v: unknown, depth: number): string {
   }
   const o = v as Record<string, unknown>;
   const keys = Object.keys(o);
-  for (let i = 1; i < keys.length; i++) {
-    if ((keys[i - 1] as string) > (keys[i] as string)) {
-      keys.sort(byCodeUnit);
-      break;
-    }
-  }
+  sortKeys(keys);
   let out = "{";
   for (const k of keys) {
     const x = o[k];
@@ -114,6 +109,31 @@ function canonicalAt(v: unknown, depth: number): string {
     out += canonicalAt(x, depth + 1);
   }
   return `${out}}`;
+}
+
+/** Below this many members, an insertion sort (no allocation; Array.prototype.sort allocates). */
+const INSERTION_SORT_MAX = 24;
+
+/** Sorts member names by UTF-16 code unit, in place; already sorted names are left as they are. */
+function sortKeys(keys: string[]): void {
+  if (keys.length > INSERTION_SORT_MAX) {
+    for (let i = 1; i < keys.length; i++) {
+      if ((keys[i - 1] as string) > (keys[i] as string)) {
+        keys.sort(byCodeUnit);
+        return;
+      }
+    }
+    return;
+  }
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i] as string;
+    let j = i - 1;
+    while (j >= 0 && (keys[j] as string) > key) {
+      keys[j + 1] = keys[j] as string;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
 }
 
 /** Member names repeat from record to record: their JSON form is kept (a bounded number). */

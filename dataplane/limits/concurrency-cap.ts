@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { GatewayError } from "../core/errors.js";
 import type { Tier } from "../core/identity.js";
 import type { InferenceCall } from "../core/inference-call.js";
@@ -28,6 +27,8 @@ export function capExceeded(tier: Tier, cap: number): GatewayError {
 /** Counted in this process: with N replicas (and no Redis) a customer may have N x cap. */
 export class MemoryConcurrencyCap implements ConcurrencyCap {
   private readonly inFlight = new Map<string, Set<string>>();
+  /** Leases only need to be unique in this process: a counter, not a random UUID per call. */
+  private leases = 0;
 
   constructor(private readonly caps: ConcurrencyCaps) {}
 
@@ -35,7 +36,7 @@ export class MemoryConcurrencyCap implements ConcurrencyCap {
     const cap = this.caps[tier];
     const leases = this.inFlight.get(customerId) ?? new Set<string>();
     if (leases.size >= cap) throw capExceeded(tier, cap);
-    const lease = randomUUID();
+    const lease = String(++this.leases);
     leases.add(lease);
     this.inFlight.set(customerId, leases);
     return lease;

@@ -1,20 +1,36 @@
+import type { IncomingMessage } from "node:http";
 import { PassThrough, type Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
 import { GatewayError } from "../../core/errors.js";
+
+/** Bodies Fastify reads itself (the JSON parser): watched in place, not wrapped in a stream. */
+const READ_BY_FRAMEWORK = /^application\/json\s*(?:;|$)/i;
 
 /**
  * The request body as a stream that fails with 408 request_timeout when it has not arrived in
  * full within `ms` (a client trickling bytes cannot hold a connection and a handler open). The
  * connection is closed after the 408 is sent.
+ *
+ * A JSON body (read by Fastify's parser) is watched in place: a timer, and no stream of its own
+ * (a PassThrough, its pipe and listeners cost about as much as the rest of reading the body).
+ * Other bodies (uploads, which a handler reads as a stream) go through a PassThrough that the
+ * timer fails.
  */
-export function withBodyDeadline(payload: Readable, reply: FastifyReply, ms: number): Readable {
+export function withBodyDeadline(
+  payload: Readable,
+  reply: FastifyReply,
+  ms: number,
+  contentType: string | undefined,
+): Readable {
+  if (contentType !== undefined && READ_BY_FRAMEWORK.test(contentType)) {
+    watchInPlace(payload as IncomingMessage, reply, ms);
+    return payload;
+  }
   const out = new PassThrough();
   const timer = setTimeout(() => {
     reply.header("connection", "close");
     payload.unpipe(out);
-    out.destroy(
-      new GatewayError("request_timeout", `the request body did not arrive within ${ms} ms`),
-    );
+    out.destroy(timeoutError(ms));
     reply.raw.once("finish", () => reply.raw.socket?.destroy());
   }, ms);
   timer.unref();
@@ -28,4 +44,26 @@ export function withBodyDeadline(payload: Readable, reply: FastifyReply, ms: num
   });
   payload.pipe(out);
   return out;
+}
+
+function timeoutError(ms: number): GatewayError {
+  return new GatewayError("request_timeout", `the request body did not arrive within ${ms} ms`);
+}
+
+/**
+ * The deadline on the request itself. Fastify's body reader listens for the request's 'error'
+ * and answers with that error, so the timer emits the 408 there: destroying the request instead
+ * would close the socket before the answer could be sent. A body that has arrived (`complete`)
+ * or a response that has ended clears it.
+ */
+function watchInPlace(request: IncomingMessage, reply: FastifyReply, ms: number): void {
+  if (request.complete) return;
+  const timer = setTimeout(() => {
+    if (request.complete || request.listenerCount("error") === 0) return;
+    reply.header("connection", "close");
+    reply.raw.once("finish", () => reply.raw.socket?.destroy());
+    request.emit("error", timeoutError(ms));
+  }, ms);
+  timer.unref();
+  reply.raw.once("close", () => clearTimeout(timer));
 }

@@ -25,32 +25,57 @@ export function checkInputText(value: unknown, location: Location): void {
   );
 }
 
-/** The first violation of the policy, walking iteratively (no recursion on hostile depth). */
+/**
+ * The first violation of the policy, in document order (an object's keys are checked before its
+ * values). The walk recurses, but never deeper than MAX_INPUT_DEPTH + 1 frames (deeper nesting is
+ * itself the violation), and allocates nothing unless it finds one: the path is built on the way
+ * back.
+ */
 export function findTextIssue(value: unknown, location: Location): ValidationIssue | undefined {
-  const stack: { value: unknown; loc: (string | number)[] }[] = [{ value, loc: [location] }];
-  while (stack.length > 0) {
-    const { value: v, loc } = stack.pop() as { value: unknown; loc: (string | number)[] };
-    if (typeof v === "string") {
-      const problem = stringProblem(v);
-      if (problem) return { loc, msg: problem, type: "string_unicode" };
-      continue;
+  const found = issueIn(value, 0);
+  if (!found) return undefined;
+  return { loc: [location, ...found.path.reverse()], msg: found.msg, type: found.type };
+}
+
+interface FoundIssue {
+  /** From the offending value up to the part's root (reversed at the end). */
+  path: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+function issueIn(v: unknown, depth: number): FoundIssue | undefined {
+  if (typeof v === "string") {
+    const problem = stringProblem(v);
+    return problem ? { path: [], msg: problem, type: "string_unicode" } : undefined;
+  }
+  if (typeof v !== "object" || v === null) return undefined;
+  if (depth >= MAX_INPUT_DEPTH) {
+    return { path: [], msg: `nested deeper than ${MAX_INPUT_DEPTH} levels`, type: "too_deep" };
+  }
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const found = issueIn(v[i], depth + 1);
+      if (found) {
+        found.path.push(i);
+        return found;
+      }
     }
-    if (typeof v !== "object" || v === null) continue;
-    if (loc.length - 1 >= MAX_INPUT_DEPTH) {
-      return {
-        loc,
-        msg: `nested deeper than ${MAX_INPUT_DEPTH} levels`,
-        type: "too_deep",
-      };
-    }
-    if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], loc: [...loc, i] });
-      continue;
-    }
-    for (const [key, child] of Object.entries(v as Record<string, unknown>).reverse()) {
-      const problem = stringProblem(key);
-      if (problem) return { loc: [...loc, key], msg: `key ${problem}`, type: "string_unicode" };
-      stack.push({ value: child, loc: [...loc, key] });
+    return undefined;
+  }
+  const record = v as Record<string, unknown>;
+  const keys = Object.keys(record);
+  // Keys are checked last to first (the order this check has always reported them in).
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const key = keys[i] as string;
+    const problem = stringProblem(key);
+    if (problem) return { path: [key], msg: `key ${problem}`, type: "string_unicode" };
+  }
+  for (const key of keys) {
+    const found = issueIn(record[key], depth + 1);
+    if (found) {
+      found.path.push(key);
+      return found;
     }
   }
   return undefined;

@@ -8,12 +8,15 @@ import { clientErrorResponse, fromFrameworkError, sendError } from "./error-repl
 import { requestIdFrom } from "./request-id.js";
 import { checkRouteRole } from "./role-routes.js";
 import { pathMatcher, type AnyRouteSpec, type RecordRefused } from "./route-table.js";
+import { RequestLabels, UNMATCHED } from "./request-labels.js";
 import { parseOrThrow } from "./validation.js";
 
 declare module "fastify" {
   interface FastifyRequest {
     caller: Caller | undefined;
     startedAt: bigint;
+    /** The matched route's path (the metrics label), "unmatched" until a route is matched. */
+    routePath: string;
   }
 }
 
@@ -64,6 +67,7 @@ export function buildHttpServer(
   app.addContentTypeParser("multipart/form-data", (_req, payload, done) => done(null, payload));
   app.decorateRequest("caller", undefined);
   app.decorateRequest("startedAt", 0n);
+  app.decorateRequest("routePath", UNMATCHED);
 
   const known = routes.map((r) => ({ method: r.method, match: pathMatcher(r.path) }));
 
@@ -74,9 +78,9 @@ export function buildHttpServer(
     done();
   });
 
+  const requestLabels = new RequestLabels();
   app.addHook("onResponse", (req, reply, done) => {
-    const route = req.routeOptions.url ?? "unmatched";
-    const labels = { route, method: req.method, status: String(reply.statusCode) };
+    const labels = requestLabels.of(req.routePath, req.method, reply.statusCode);
     const seconds = Number(process.hrtime.bigint() - req.startedAt) / 1e9;
     ctx.metrics.httpRequests.inc(labels);
     ctx.metrics.httpDuration.observe(labels, seconds);
@@ -135,21 +139,30 @@ function register(
     errorHandler: spec.recordRefused
       ? async (err, req, reply) => replyWithError(ctx, err, req, reply, spec.recordRefused)
       : undefined,
-    onRequest:
-      spec.auth === false
-        ? undefined
-        : async (req, reply) => {
-            const caller = await authenticate(ctx, req);
-            checkRouteRole(caller, spec.method, spec.path);
-            if (isManagement)
-              for (const [k, v] of Object.entries(await managementLimit(caller)))
-                reply.header(k, v);
-          },
+    onRequest: [
+      (req, _reply, done) => {
+        req.routePath = spec.path;
+        done();
+      },
+      ...(spec.auth === false
+        ? []
+        : [
+            async (req: FastifyRequest, reply: FastifyReply) => {
+              const caller = await authenticate(ctx, req);
+              checkRouteRole(caller, spec.method, spec.path);
+              if (isManagement)
+                for (const [k, v] of Object.entries(await managementLimit(caller)))
+                  reply.header(k, v);
+            },
+          ]),
+    ],
     preParsing:
       spec.auth === false
         ? undefined
-        : async (_req, reply, payload) =>
-            withBodyDeadline(payload, reply, ctx.config.REQUEST_BODY_TIMEOUT_MS),
+        : (req, reply, payload, done) => {
+            const type = req.headers["content-type"];
+            done(null, withBodyDeadline(payload, reply, ctx.config.REQUEST_BODY_TIMEOUT_MS, type));
+          },
     handler: (req: FastifyRequest, reply: FastifyReply) =>
       runInRequestScope({ requestId: req.id, fail: () => failEscaped(reply) }, () =>
         handle(ctx, spec, req, reply),
@@ -212,7 +225,9 @@ async function handle(
     await recordManagement(ctx, req.caller, spec.audit, result.body, body, params);
   }
   reply.status(result.status);
-  for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
+  const headers = result.headers;
+  if (headers !== undefined)
+    for (const name of Object.keys(headers)) reply.header(name, headers[name]);
   if (result.body === undefined) return reply.send();
   return reply.send(result.body);
 }
