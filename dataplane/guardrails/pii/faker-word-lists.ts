@@ -29,7 +29,9 @@ function workerUrl(): URL {
 
 function readInWorker(): Promise<FakerWordLists> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(workerUrl());
+    // No --import tsx in the thread (execArgv): Node strips the worker's types itself, and faker
+    // is plain JavaScript; loading tsx there would cost more than faker.
+    const worker = new Worker(workerUrl(), { execArgv: [] });
     let lists: FakerWordLists | undefined;
     worker.once("message", (message: FakerWordLists) => (lists = message));
     worker.once("error", reject);
