@@ -17,6 +17,7 @@ import { chatBody, FAST_MODEL, PACED_MODEL } from "../bench/bench-models.js";
 import { createMemberKey, registerBenchModels } from "../bench/gateway-setup.js";
 import { ensureWrk, runWrk } from "../bench/load/wrk.js";
 import { startChild } from "../bench/processes/child-process.js";
+import { startGateway } from "../bench/processes/gateway-child.js";
 import { createFreshDatabase, type FreshDatabase } from "../bench/processes/fresh-database.js";
 
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
@@ -24,6 +25,11 @@ const seconds = Number(process.env.SECS ?? 60);
 const snapshots = (process.env.SNAP ?? "").split(",").filter(Boolean).map(Number);
 const nodeArgs = (process.env.NODE_ARGS ?? "").split(" ").filter(Boolean);
 const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
+const spaces = (sizes: Record<string, number> = {}): string =>
+  Object.entries(sizes)
+    .filter(([, size]) => size >= 2 ** 20)
+    .map(([name, size]) => `${name.replace(/_space$/, "")}=${mib(size)}`)
+    .join(" ");
 
 const wrk = await ensureWrk((line) => console.error(line));
 if (wrk === undefined) throw new Error("wrk is needed");
@@ -32,8 +38,7 @@ let database: FreshDatabase | undefined;
 let dataDir: string | undefined;
 if (process.env.PG) database = await createFreshDatabase(process.env.PG);
 else dataDir = await mkdtemp(join(tmpdir(), "evident-memory-probe-"));
-const gateway = await startChild<{ url: string; adminKey: string }>(
-  here("../bench/gateway-process.ts"),
+const gateway = await startGateway(
   [database?.url ?? dataDir ?? ""],
   ["--heapsnapshot-signal=SIGUSR2", ...nodeArgs],
 );
@@ -46,10 +51,11 @@ try {
     const s = await gateway.stats();
     const at = ((Date.now() - started) / 1000).toFixed(0);
     console.log(
-      `${at}s rss ${mib(s.rssBytes)} heapUsed ${mib(s.heapUsedBytes)} heapTotal ${mib(s.heapTotalBytes)} external ${mib(s.externalBytes)} arrayBuffers ${mib(s.arrayBuffersBytes)}`,
+      `${at}s rss ${mib(s.rssBytes)} heapUsed ${mib(s.heapUsedBytes)} heapTotal ${mib(s.heapTotalBytes)} external ${mib(s.externalBytes)} arrayBuffers ${mib(s.arrayBuffersBytes)} spaces ${spaces(s.heapSpaceBytes)}`,
     );
   };
   await sample();
+  const cpuBefore = await gateway.cpuUs();
   const timer = setInterval(() => void sample(), 5_000);
   const snapTimers = snapshots.map((at) =>
     setTimeout(() => {
@@ -67,8 +73,9 @@ try {
   clearInterval(timer);
   for (const t of snapTimers) clearTimeout(t);
   await sample();
+  const cpuPerRequest = (await gateway.cpuUs()) - cpuBefore;
   console.log(
-    `requests ${result.requests} req/s ${result.requestsPerSecond.toFixed(0)} non-2xx ${result.non2xx} socket errors ${result.socketErrors}`,
+    `requests ${result.requests} req/s ${result.requestsPerSecond.toFixed(0)} non-2xx ${result.non2xx} socket errors ${result.socketErrors} cpu us/req ${(cpuPerRequest / Math.max(1, result.requests)).toFixed(0)}`,
   );
 } finally {
   await gateway.stop();

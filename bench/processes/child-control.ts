@@ -3,6 +3,7 @@
  * "cpu" lines on stdin with this process's CPU time so far and its RSS, and close cleanly on SIGTERM.
  */
 import { createInterface } from "node:readline";
+import { getHeapSpaceStatistics } from "node:v8";
 
 export interface CpuReply {
   /** User + system CPU time of this process so far, in microseconds. */
@@ -14,6 +15,8 @@ export interface CpuReply {
   heapTotalBytes: number;
   externalBytes: number;
   arrayBuffersBytes: number;
+  /** Size of each V8 heap space of the main thread (new_space, old_space, code_space...), bytes. */
+  heapSpaceBytes?: Record<string, number>;
 }
 
 export function announceReady(info: object, close: () => Promise<void>): void {
@@ -30,6 +33,9 @@ export function announceReady(info: object, close: () => Promise<void>): void {
       heapTotalBytes: memory.heapTotal,
       externalBytes: memory.external,
       arrayBuffersBytes: memory.arrayBuffers,
+      heapSpaceBytes: Object.fromEntries(
+        getHeapSpaceStatistics().map((space) => [space.space_name, space.space_size]),
+      ),
     };
     process.stdout.write(`${JSON.stringify(reply)}\n`);
   });

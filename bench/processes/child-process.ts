@@ -30,9 +30,11 @@ export async function startChild<T>(
   modulePath: string,
   args: string[] = [],
   nodeArgs: string[] = [],
+  env: Record<string, string> = {},
 ): Promise<Child<T>> {
   const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", modulePath, ...args], {
     cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
     stdio: ["pipe", "pipe", "inherit"],
   });
   running.add(child);

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { FAST_MODEL, PACED_MODEL } from "../bench-models.js";
 import { createMemberKey, GUARDRAILS_OFF, registerBenchModels } from "../gateway-setup.js";
 import { startChild, type Child } from "../processes/child-process.js";
+import { startGateway } from "../processes/gateway-child.js";
 import { createFreshDatabase, type FreshDatabase } from "../processes/fresh-database.js";
 
 /**
@@ -87,11 +88,7 @@ export async function startTargets(
       const profileDir = options.gatewayProfileDir;
       const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
       if (options.postgresUrl) database = await createFreshDatabase(options.postgresUrl);
-      const gateway = await startChild<{ url: string; adminKey: string }>(
-        here("../gateway-process.ts"),
-        database ? [database.url] : [],
-        profile,
-      );
+      const gateway = await startGateway(database ? [database.url] : [], profile);
       children.push(gateway);
       const { url, adminKey } = gateway.info;
       const bareKey = await createMemberKey(url, adminKey, "bench", GUARDRAILS_OFF);

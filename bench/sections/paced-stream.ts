@@ -6,11 +6,10 @@
  * least 95% of content chunks delivered as sent (neither merged nor split); 100% of the text
  * unchanged. Concurrency 1; the three ways are interleaved stream by stream, in rotated order.
  */
-import { fileURLToPath } from "node:url";
 import { startFakeUpstream } from "../../test/fakes/fake-openai-upstream.js";
 import { createMemberKey, GUARDRAILS_OFF, registerBenchModels } from "../gateway-setup.js";
 import { percentile } from "../load/percentile.js";
-import { startChild } from "../processes/child-process.js";
+import { startGateway } from "../processes/gateway-child.js";
 import { createFreshDatabase } from "../processes/fresh-database.js";
 import type { InferenceCall } from "../../dataplane/core/inference-call.js";
 import { streamGuard } from "../../dataplane/guardrails/enforcement/stream-guard.js";
@@ -160,13 +159,9 @@ export const pacedStreamSection: Section = {
         [WARM_MODEL]: { chunks: ["ok"] },
       },
     });
-    const gatewayModule = fileURLToPath(new URL("../gateway-process.ts", import.meta.url));
     const postgres = context.options.postgresUrl;
     const database = postgres ? await createFreshDatabase(postgres) : undefined;
-    const gateway = await startChild<{ url: string; adminKey: string }>(
-      gatewayModule,
-      database ? [database.url] : [],
-    );
+    const gateway = await startGateway(database ? [database.url] : []);
     try {
       const { url, adminKey } = gateway.info;
       const offKey = await createMemberKey(url, adminKey, "paced-off", GUARDRAILS_OFF);

@@ -12,6 +12,7 @@ import { FAST_MODEL, PACED_MODEL } from "../bench-models.js";
 import { createMemberKey, GUARDRAILS_OFF, registerBenchModels } from "../gateway-setup.js";
 import type { CpuReply } from "../processes/child-control.js";
 import { startChild, type Child } from "../processes/child-process.js";
+import { startGateway } from "../processes/gateway-child.js";
 import { createFreshDatabase, type FreshDatabase } from "../processes/fresh-database.js";
 
 export type StoreName = "embedded" | "postgres";
@@ -85,11 +86,7 @@ export async function startWrkTargets(
         }
         const profileDir = options.gatewayProfileDir;
         const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
-        const gateway = await startChild<{ url: string; adminKey: string }>(
-          here("../gateway-process.ts"),
-          [argument],
-          profile,
-        );
+        const gateway = await startGateway([argument], profile);
         children.push(gateway);
         const { url, adminKey } = gateway.info;
         const offKey = await createMemberKey(url, adminKey, `bench-${store}`, GUARDRAILS_OFF);

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
+import { START_SETTINGS, startEnvironment } from "../../bench/processes/start-script.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
 /** Kept of stdout+stderr: enough for every assertion on the log, bounded for long load runs. */
@@ -28,13 +29,16 @@ export interface DataplaneProcess {
 
 /**
  * `npm start` as a child process on 127.0.0.1 with ports chosen by the system (embedded store in
- * `env.DATA_DIR` unless `DATABASE_URL` is given). Node itself runs it, with tsx as a loader (the
- * tsx CLI would put a wrapper process in between that a signal would hit instead of the gateway).
+ * `env.DATA_DIR` unless `DATABASE_URL` is given), with the start script's Node flags and
+ * environment defaults (bench/processes/start-script.ts). Node itself runs it, with tsx as a
+ * loader, as the start script does.
  */
 export function startDataplaneProcess(env: Record<string, string>): DataplaneProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "dataplane/main.ts"], {
+  const entry = [...START_SETTINGS.nodeFlags, "--import", "tsx", "dataplane/main.ts"];
+  const child = spawn(process.execPath, entry, {
     cwd: ROOT,
     env: {
+      ...startEnvironment(env),
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "",
       LOG_LEVEL: "info",

@@ -1,4 +1,4 @@
-import { allLocales } from "@faker-js/faker";
+import { fakerWordLists } from "../pii/faker-word-lists.js";
 import { NOT_NAME_WORDS } from "../pii/not-name-words.js";
 
 /**
@@ -33,14 +33,9 @@ const SHORT_WORDS =
   "never usually already almost enough either neither whether though although unless";
 
 /** English first names (as e-mail local parts are written: "mary", "john"), lower-cased. */
-const EN_FIRST = new Set<string>();
-function collectNames(value: unknown): void {
-  if (typeof value === "string") EN_FIRST.add(value.toLowerCase());
-  else if (Array.isArray(value)) for (const v of value) collectNames(v);
-  else if (value !== null && typeof value === "object")
-    for (const v of Object.values(value)) collectNames(v);
-}
-collectNames((allLocales.en?.person as { first_name?: unknown } | undefined)?.first_name);
+const EN_FIRST = new Set<string>(
+  fakerWordLists.englishFirstNames.map((name) => name.toLowerCase()),
+);
 
 const SORTED_FIRST = [...EN_FIRST].sort();
 
@@ -61,15 +56,8 @@ export function mayBeEnglishFirstName(word: string): boolean {
   return SORTED_FIRST[lo]?.startsWith(word) === true;
 }
 
-function collect(into: Set<string>): void {
-  const words = allLocales.en?.word as Record<string, unknown> | undefined;
-  for (const list of Object.values(words ?? {}))
-    if (Array.isArray(list))
-      for (const word of list) if (typeof word === "string") into.add(word.toLowerCase());
-}
-
 const COMMON = new Set<string>([...NOT_NAME_WORDS, ...SHORT_WORDS.split(" ")]);
-collect(COMMON);
+for (const word of fakerWordLists.englishWords) COMMON.add(word.toLowerCase());
 
 const SUFFIXES = ["s", "es", "ed", "d", "ing", "ly", "er", "est", "ies", "ied"];
 
