@@ -6,7 +6,7 @@ import { parseStartScript, START_SETTINGS } from "../bench/processes/start-scrip
 // (which read the start script) must start the gateway the same way.
 
 test("npm start caps the young generation and the heap's growth, and shares two malloc arenas", (t) => {
-  t.deepEqual(START_SETTINGS.nodeFlags, ["--max-semi-space-size=16", "--heap-growing-percent=25"]);
+  t.deepEqual(START_SETTINGS.nodeFlags, ["--max-semi-space-size=32", "--heap-growing-percent=50"]);
   t.deepEqual(START_SETTINGS.envDefaults, { MALLOC_ARENA_MAX: "2" });
 });
 

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 
 export interface StartSettings {
-  /** Node and V8 flags before the entry point, e.g. "--max-semi-space-size=16". */
+  /** Node and V8 flags before the entry point, e.g. "--max-semi-space-size=32". */
   nodeFlags: string[];
   /** Environment defaults the script sets as NAME=${NAME:-value}. */
   envDefaults: Record<string, string>;

@@ -76,6 +76,9 @@ export class RagSeeder {
 
   async document(c: SeedCollection, d: SeedDocument, now = new Date()): Promise<void> {
     const body = Buffer.from(d.chunks.map((ch) => ch.text).join("\n"));
+    // Stored already claimed by the seeder: a gateway's ingestion worker polling the same store
+    // must not take the document first.
+    const owner = `seed-${d.id}`;
     const uploaded = await this.documents.upload(
       {
         id: d.id,
@@ -91,11 +94,9 @@ export class RagSeeder {
       body,
       null,
       now,
+      { owner, leaseUntil: new Date(now.getTime() + 600_000) },
     );
     if (uploaded.kind !== "created") throw new Error(`document ${d.id}: ${uploaded.kind}`);
-    const owner = `seed-${d.id}`;
-    const claimed = await this.documents.claim(owner, now, new Date(now.getTime() + 600_000), d.id);
-    if (!claimed) throw new Error(`document ${d.id} could not be claimed`);
     const chunks: RagChunk[] = d.chunks.map((ch, position) => ({
       id: `${d.id}-${position}`,
       customerId: c.customerId,
