@@ -46,3 +46,9 @@ export class TurnBatch {
     }
   };
 }
+
+/**
+ * The process's batch for guardrail work: the request and response scans (guard-stages.ts) and the
+ * filtering of streamed chunks (relay-stream.ts) share it, so each finds the other's code warm.
+ */
+export const guardrailTurn = new TurnBatch();

@@ -2,7 +2,7 @@ import { GatewayError } from "../../core/errors.js";
 import { classificationRank, type ClassificationLevel } from "../../core/identity.js";
 import type { InferenceCall } from "../../core/inference-call.js";
 import type { PipelineStage } from "../../core/pipeline.js";
-import { TurnBatch } from "../../core/turn-batch.js";
+import { guardrailTurn, type TurnBatch } from "../../core/turn-batch.js";
 import { createPlaceholderMap, restorePlaceholders, type PlaceholderMap } from "../pii/redact.js";
 import { evaluateInput, evaluateOutput, type GuardrailEvaluation } from "../policy/evaluate.js";
 import type { GuardConfig, GuardConfigService } from "./guard-config.js";
@@ -38,7 +38,7 @@ export function guardStages(
   // What the request guard leaves for the response guard of the same call.
   const states = new WeakMap<InferenceCall, CallGuardState>();
   // The scans of every call that arrived in one event-loop turn run back to back (turn-batch.ts).
-  const scans = new TurnBatch();
+  const scans = guardrailTurn;
   return {
     request: requestGuardStage(service, states, scans, models),
     response: responseGuardStage(states, scans),
