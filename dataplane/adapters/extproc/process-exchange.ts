@@ -1,7 +1,5 @@
 import { performance } from "node:perf_hooks";
 import {
-  type CommonResponse,
-  type DeepPartial,
   type HttpBody,
   type HttpHeaders,
   type ProcessingRequest,
@@ -12,27 +10,27 @@ import { GatewayError, toGatewayError } from "../../core/errors.js";
 import type { InferenceCall } from "../../core/inference-call.js";
 import { failCall } from "../http/compat/call-lifecycle.js";
 import { answerFromCache } from "../http/compat/relay-cached.js";
-import { upstreamFailure } from "../../upstream/upstream-failure.js";
 import { requestIdFrom } from "../http/request-id.js";
 import { isUndecided, undecidedError, withinDeadline } from "../grpc/decision-deadline.js";
 import type { EnvoyAdapterOptions } from "../grpc/envoy-options.js";
 import { inferenceEndpointOf, isInferencePath } from "../grpc/envoy-paths.js";
+import {
+  continueAnswer,
+  continueTrailers,
+  forwardRequestBody,
+  holdRequestChunk,
+} from "./continue-answer.js";
+import { finishEndedStream } from "./ended-stream.js";
+import { forwardedRequestHeaderMutation } from "./forwarded-request-headers.js";
 import { readHeaderMap, setHeaders } from "./header-map.js";
+import { PostCallWork } from "./post-call-work.js";
 import { toCachedImmediateResponse, toImmediateResponse } from "./immediate-response.js";
 import { callFromBody, refusedCall, forwardPlan, type RequestFacts } from "./request-admission.js";
 import { checkInferenceRequestHeaders } from "./request-headers-check.js";
-import { ResponseRelay, type ResponseKind } from "./response-relay.js";
+import { relayedResponseHeaders, responseKindOf } from "./relayed-response-headers.js";
+import { ResponseRelay } from "./response-relay.js";
 
-type Phase = "requestHeaders" | "requestBody" | "responseHeaders" | "responseBody";
 type Answer = ProcessingResponse | undefined;
-
-/** Headers only the gateway may set on the forwarded request: a caller's copies are dropped. */
-const OUR_REQUEST_HEADERS = [
-  "x-evident-upstream",
-  "x-evident-upstream-host",
-  "x-evident-customer-id",
-  "x-evident-classification",
-];
 
 /**
  * One ext_proc stream = one HTTP request through Envoy. Each message gets exactly one answer, in
@@ -50,14 +48,16 @@ export class ProcessExchange {
   private call: InferenceCall | undefined;
   private targetId: string | undefined;
   private response: ResponseRelay | undefined;
-  private finished = false;
   /** Set once Envoy's answer for the caller is decided (immediate response): nothing more to do. */
   private closed = false;
+  private readonly postCall: PostCallWork;
 
   constructor(
     private readonly ctx: AppContext,
     private readonly options: EnvoyAdapterOptions,
-  ) {}
+  ) {
+    this.postCall = new PostCallWork(ctx.logger, options.decisionTimeoutMs);
+  }
 
   /** Whether an immediate response ended processing; the stream can be closed. */
   get done(): boolean {
@@ -91,35 +91,11 @@ export class ProcessExchange {
    * caller went away. Finishes a call that is still open. */
   async streamEnded(how: "end" | "reset"): Promise<void> {
     const call = this.call;
-    if (call === undefined || this.finished) return;
+    if (call === undefined || this.postCall.finished) return;
     if (this.response === undefined && this.targetId !== undefined) {
       this.ctx.health.released(this.targetId);
     }
-    if (how === "reset") {
-      call.outcome = "client_aborted";
-      await this.finishOnce(() =>
-        failCall(this.ctx, call, new GatewayError("upstream_unavailable", "the client went away")),
-      );
-      return;
-    }
-    if (this.response?.sawBody === true) {
-      // Part of the body came and the exchange ended before its end: the backend cut it.
-      call.outcome = this.response.kind === "sse" ? "stream_failed" : "upstream_error";
-      const cut = upstreamFailure(new Error("the response was cut before its end"));
-      await this.finishOnce(() => failCall(this.ctx, call, cut));
-      return;
-    }
-    if (this.response !== undefined && (call.status ?? 200) < 400) {
-      // The response body was not sent to us (response_body_mode NONE): nothing left to scan.
-      call.outcome = "completed";
-      call.status ??= 200;
-      await this.finishOnce(() => this.ctx.pipeline.finish(call));
-      return;
-    }
-    const reason = "backend error: the exchange ended without a response";
-    await this.finishOnce(() =>
-      failCall(this.ctx, call, new GatewayError("upstream_unavailable", reason)),
-    );
+    await finishEndedStream(this.ctx, call, this.response, how, (work) => this.finishOnce(work));
   }
 
   private async onRequestHeaders(value: HttpHeaders): Promise<Answer> {
@@ -129,7 +105,7 @@ export class ProcessExchange {
     const endpoint = inferenceEndpointOf(path);
     if (!isInferencePath(path)) {
       this.passThrough = true;
-      return answer("requestHeaders");
+      return continueAnswer("requestHeaders");
     }
     let caller;
     try {
@@ -140,31 +116,27 @@ export class ProcessExchange {
     } catch (err) {
       if (isUndecided(err) && this.options.failureMode === "open") {
         this.undecided(err);
-        return answer("requestHeaders");
+        return continueAnswer("requestHeaders");
       }
       throw err;
     }
     if (endpoint === undefined) {
       // GET /v1/models and the like: answered by the REST façade behind Envoy.
       this.passThrough = true;
-      return answer("requestHeaders");
+      return continueAnswer("requestHeaders");
     }
     checkInferenceRequestHeaders(this.ctx, endpoint, headers, value.endOfStream);
     this.facts = { requestId: this.requestId, endpoint, caller, headers };
-    const remove = [...OUR_REQUEST_HEADERS];
-    if (this.options.removeAuthorizationIn === "ext_proc") remove.push("authorization");
-    return answer("requestHeaders", {
-      headerMutation: {
-        setHeaders: setHeaders({ "x-request-id": this.requestId }),
-        removeHeaders: remove,
-      },
+    const removeAuthorization = this.options.removeAuthorizationIn === "ext_proc";
+    return continueAnswer("requestHeaders", {
+      headerMutation: forwardedRequestHeaderMutation(this.requestId, removeAuthorization),
     });
   }
 
   private async onRequestBody(value: HttpBody): Promise<Answer> {
     const facts = this.facts;
     if (this.passThrough || facts === undefined || this.call !== undefined) {
-      return answer("requestBody");
+      return continueAnswer("requestBody");
     }
     this.requestBytes += value.body.length;
     if (this.requestBytes > this.ctx.config.MAX_BODY_BYTES) {
@@ -172,11 +144,7 @@ export class ProcessExchange {
     }
     this.requestChunks.push(value.body);
     if (!value.endOfStream) {
-      // STREAMED request bodies: hold every chunk, release the whole (rewritten) body at the end.
-      return answer("requestBody", {
-        headerMutation: { removeHeaders: ["content-length"] },
-        bodyMutation: { mutation: { $case: "clearBody", value: true } },
-      });
+      return holdRequestChunk();
     }
     // One decision deadline for rendering a prompt reference and admitting the call.
     const decideBy = performance.now() + this.options.decisionTimeoutMs;
@@ -190,7 +158,7 @@ export class ProcessExchange {
     } catch (err) {
       if (isUndecided(err) && this.options.failureMode === "open") {
         this.undecided(err);
-        return answer("requestBody");
+        return continueAnswer("requestBody");
       }
       throw err;
     }
@@ -201,7 +169,7 @@ export class ProcessExchange {
       if (isUndecided(err) && this.options.failureMode === "open") {
         this.undecided(err);
         await this.finishOnce(() => failCall(this.ctx, call, undecidedError(err)));
-        return answer("requestBody");
+        return continueAnswer("requestBody");
       }
       throw err;
     }
@@ -210,11 +178,7 @@ export class ProcessExchange {
     call.target = plan.target;
     this.targetId = plan.target.id;
     this.ctx.health.started(plan.target.id);
-    return answer("requestBody", {
-      headerMutation: { setHeaders: setHeaders(plan.headers) },
-      bodyMutation: { mutation: { $case: "body", value: plan.body } },
-      clearRouteCache: true,
-    });
+    return forwardRequestBody(plan);
   }
 
   /**
@@ -230,9 +194,7 @@ export class ProcessExchange {
 
   private async onRequestTrailers(): Promise<Answer> {
     if (this.passThrough || this.facts === undefined || this.call !== undefined) {
-      return ProcessingResponse.fromPartial({
-        response: { $case: "requestTrailers", value: {} },
-      });
+      return continueTrailers("requestTrailers");
     }
     // Trailers end a body that never had end_of_stream: it was held and cannot be released now.
     throw new GatewayError(
@@ -243,19 +205,15 @@ export class ProcessExchange {
 
   private async onResponseHeaders(value: HttpHeaders): Promise<Answer> {
     const call = this.call;
-    if (this.passThrough || call === undefined || this.finished) return answer("responseHeaders");
+    if (this.passThrough || call === undefined || this.postCall.finished)
+      return continueAnswer("responseHeaders");
     const headers = readHeaderMap(value.headers);
     const status = Number(headers[":status"] ?? 200);
     if (this.targetId !== undefined) {
       if (status >= 500) this.ctx.health.failed(this.targetId);
       else this.ctx.health.succeeded(this.targetId);
     }
-    const contentType = (headers["content-type"] ?? "").toLowerCase();
-    const sse = contentType.startsWith("text/event-stream");
-    // A backend's error answer (4xx or 5xx) is relayed with its status; a streamed request
-    // answered without an event stream gets an error event, never an empty success.
-    const kind: ResponseKind =
-      status >= 400 ? "upstream_error" : call.stream && !sse ? "not_sse" : sse ? "sse" : "json";
+    const kind = responseKindOf(call, status, headers);
     if (value.endOfStream && kind !== "upstream_error" && kind !== "not_sse") {
       throw new GatewayError("upstream_unavailable", "backend error: the response has no body");
     }
@@ -263,32 +221,26 @@ export class ProcessExchange {
     this.response = new ResponseRelay(this.ctx, call, kind, status, headers, (work) =>
       this.finishOnce(work),
     );
-    const set: Record<string, string> = { ...call.responseHeaders, "x-request-id": call.requestId };
-    if (kind === "sse" || kind === "not_sse")
-      Object.assign(set, { "cache-control": "no-cache", "x-accel-buffering": "no" });
-    if (kind === "not_sse") set["content-type"] = "text/event-stream; charset=utf-8";
-    else if (kind !== "sse") set["content-type"] = "application/json; charset=utf-8";
+    const set = relayedResponseHeaders(call, kind);
     if (value.endOfStream) await this.response.chunk(Buffer.alloc(0), true);
-    return answer("responseHeaders", {
+    return continueAnswer("responseHeaders", {
       headerMutation: { setHeaders: setHeaders(set), removeHeaders: ["content-length"] },
     });
   }
 
   private async onResponseBody(value: HttpBody): Promise<Answer> {
     const relay = this.response;
-    if (this.passThrough || relay === undefined) return answer("responseBody");
+    if (this.passThrough || relay === undefined) return continueAnswer("responseBody");
     const result = await relay.chunk(value.body, value.endOfStream);
     if (result.kind === "immediate") return this.immediate(result.error);
-    return answer("responseBody", {
+    return continueAnswer("responseBody", {
       bodyMutation: { mutation: { $case: "body", value: result.body } },
     });
   }
 
   private async onResponseTrailers(): Promise<Answer> {
     const relay = this.response;
-    const trailers = ProcessingResponse.fromPartial({
-      response: { $case: "responseTrailers", value: {} },
-    });
+    const trailers = continueTrailers("responseTrailers");
     if (this.passThrough || relay === undefined || relay.finished) return trailers;
     // The body had no end_of_stream: what is held (JSON, the stream filter's tail) can no longer
     // be released. Envoy sends trailers only with response_trailer_mode SEND.
@@ -313,7 +265,7 @@ export class ProcessExchange {
       this.call = refusedCall(this.ctx, this.facts, Buffer.concat(this.requestChunks));
     }
     const call = this.call;
-    if (call !== undefined && !this.finished) {
+    if (call !== undefined && !this.postCall.finished) {
       if (this.response === undefined && this.targetId !== undefined) {
         this.ctx.health.released(this.targetId);
       }
@@ -337,31 +289,8 @@ export class ProcessExchange {
     );
   }
 
-  /**
-   * Runs the call's post-call work (metering, audit) once. Envoy waits for the answer that follows
-   * it, so it waits at most the decision deadline; slower work goes on in the background.
-   */
-  private async finishOnce(work: () => Promise<unknown>): Promise<void> {
-    if (this.finished) return;
-    this.finished = true;
-    const running = work().catch((err: unknown) => {
-      this.ctx.logger.error(
-        { request_id: this.requestId, err: String(err) },
-        "post-call processing failed",
-      );
-    });
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, this.options.decisionTimeoutMs);
-    });
-    await Promise.race([running, deadline]);
-    clearTimeout(timer);
+  /** Runs the call's post-call work once, waiting for it at most the decision deadline. */
+  private finishOnce(work: () => Promise<unknown>): Promise<void> {
+    return this.postCall.once(this.requestId, work);
   }
-}
-
-/** A CONTINUE answer for a phase, with optional mutations. */
-function answer(phase: Phase, common: DeepPartial<CommonResponse> = {}): ProcessingResponse {
-  return ProcessingResponse.fromPartial({
-    response: { $case: phase, value: { response: common } },
-  });
 }
