@@ -49,7 +49,7 @@ import { FileRepository } from "../store/file-repository.js";
 import { buildBatchRunner } from "./batch-wiring.js";
 import { buildRag } from "./rag-wiring.js";
 import { attachRealtime } from "../adapters/http/realtime-upgrade.js";
-import { CLOSE } from "../realtime/realtime-session.js";
+import { CLOSE } from "../realtime/realtime-sockets.js";
 
 export interface App {
   ctx: AppContext;

@@ -1,8 +1,14 @@
 import type { WebSocket } from "ws";
 import type { AppContext } from "../app/context.js";
 import { GatewayError, toGatewayError } from "../core/errors.js";
-import { newInferenceCall, type InferenceCall } from "../core/inference-call.js";
+import type { InferenceCall } from "../core/inference-call.js";
 import { guardTexts } from "./realtime-guard.js";
+import {
+  finishRealtimeCall,
+  meterResponseUsage,
+  newResponseCall,
+  type UsageTotals,
+} from "./realtime-response-call.js";
 import { guardOutputEvent, type ResponseState } from "./realtime-output.js";
 import {
   OUTPUT_DELTAS,
@@ -10,12 +16,9 @@ import {
   clientTexts,
   errorEvent,
   parseEvent,
-  responseUsage,
   type RealtimeEvent,
 } from "./realtime-events.js";
 import { CLOSE, SocketPair, type Closer, type SessionLimits } from "./realtime-sockets.js";
-
-export { CLOSE, type SessionLimits } from "./realtime-sockets.js";
 
 /**
  * One realtime session: relays a client's WebSocket to the backend's and back. Client text goes
@@ -28,7 +31,7 @@ export { CLOSE, type SessionLimits } from "./realtime-sockets.js";
 export class RealtimeSession {
   private readonly responses = new Map<string, ResponseState>();
   private readonly awaiting: InferenceCall[] = [];
-  private readonly totals = { prompt: 0, completion: 0, total: 0 };
+  private readonly totals: UsageTotals = { prompt: 0, completion: 0, total: 0 };
   private clientChain: Promise<void> = Promise.resolve();
   private backendChain: Promise<void> = Promise.resolve();
   private ended = false;
@@ -59,7 +62,7 @@ export class RealtimeSession {
         .catch((err) => this.fail(err));
     });
     backend.on("message", (data, isBinary) => {
-      this.touch();
+      this.sockets.touch();
       if (isBinary) {
         this.toClient(data as Buffer);
         return;
@@ -83,12 +86,8 @@ export class RealtimeSession {
     this.end("gateway", code, reason);
   }
 
-  private touch(): void {
-    this.sockets.touch();
-  }
-
   private async fromClient(text: string | undefined): Promise<void> {
-    this.touch();
+    this.sockets.touch();
     if (this.ended) return;
     if (text === undefined) {
       this.toClient(
@@ -134,7 +133,8 @@ export class RealtimeSession {
       return true;
     } catch (err) {
       const error = toGatewayError(err);
-      await this.finishCall(
+      await finishRealtimeCall(
+        this.ctx,
         call,
         error.type === "guardrail_violation" ? "blocked" : "rate_limited",
         error,
@@ -145,26 +145,6 @@ export class RealtimeSession {
       }
       return false;
     }
-  }
-
-  private responseCall(event: RealtimeEvent | undefined): InferenceCall {
-    const response = (event?.response ?? {}) as Record<string, unknown>;
-    const max = response.max_response_output_tokens;
-    const call = newInferenceCall({
-      requestId: `${this.session.requestId}.${this.responses.size + this.awaiting.length + 1}`,
-      endpoint: "realtime",
-      caller: this.session.caller,
-      requestedModel: this.session.requestedModel,
-      body: {
-        model: this.session.requestedModel,
-        ...(typeof max === "number" ? { max_tokens: max } : {}),
-      },
-      stream: true,
-      declaredClassification: this.session.declaredClassification,
-      startedAt: this.ctx.clock.now(),
-    });
-    call.realtime = { sessionId: this.session.requestId, kind: "response" };
-    return call;
   }
 
   private async fromBackend(text: string): Promise<void> {
@@ -206,7 +186,7 @@ export class RealtimeSession {
         await this.ctx.pipeline.admit(call);
       } catch (err) {
         const error = toGatewayError(err);
-        await this.finishCall(call, "rate_limited", error);
+        await finishRealtimeCall(this.ctx, call, "rate_limited", error);
         this.toClient(errorEvent(error));
         this.toBackend(JSON.stringify({ type: "response.cancel", response_id: id }));
         if (error.status === 429 || error.status === 402)
@@ -255,37 +235,18 @@ export class RealtimeSession {
     const state = this.responses.get(id);
     if (!state) return;
     this.responses.delete(id);
-    const usage = responseUsage(event);
-    if (usage) {
-      state.call.usage = {
-        promptTokens: usage.prompt,
-        completionTokens: usage.completion,
-        totalTokens: usage.total,
-        source: "upstream",
-      };
-      this.totals.prompt += usage.prompt;
-      this.totals.completion += usage.completion;
-      this.totals.total += usage.total;
-    }
-    await this.finishCall(state.call, state.blocked ? "blocked" : "completed", state.call.error);
+    meterResponseUsage(state.call, event, this.totals);
+    await finishRealtimeCall(
+      this.ctx,
+      state.call,
+      state.blocked ? "blocked" : "completed",
+      state.call.error,
+    );
   }
 
-  private async finishCall(
-    call: InferenceCall,
-    outcome: NonNullable<InferenceCall["outcome"]>,
-    error: GatewayError | undefined,
-  ): Promise<void> {
-    call.outcome ??= outcome;
-    call.error = error;
-    call.status = error ? error.status : 200;
-    try {
-      await this.ctx.pipeline.finish(call);
-    } catch (err) {
-      this.ctx.logger.error(
-        { request_id: call.requestId, err: String(err) },
-        "realtime post-call processing failed",
-      );
-    }
+  private responseCall(event: RealtimeEvent | undefined): InferenceCall {
+    const sequence = this.responses.size + this.awaiting.length + 1;
+    return newResponseCall(this.ctx, this.session, sequence, event);
   }
 
   private toClient(data: string | Buffer): void {
@@ -315,10 +276,11 @@ export class RealtimeSession {
   private async record(by: Closer, code: number, reason: string): Promise<void> {
     await Promise.allSettled([this.clientChain, this.backendChain]);
     for (const call of this.awaiting.splice(0))
-      await this.finishCall(call, "client_aborted", undefined);
+      await finishRealtimeCall(this.ctx, call, "client_aborted", undefined);
     for (const [id, state] of this.responses) {
       this.responses.delete(id);
-      await this.finishCall(
+      await finishRealtimeCall(
+        this.ctx,
         state.call,
         by === "client" ? "client_aborted" : "stream_failed",
         state.call.error,
@@ -327,6 +289,6 @@ export class RealtimeSession {
     const s = this.session;
     // The responses were metered one by one; the session's record gives the totals only.
     if (s.realtime) s.realtime.closed = { by, code, reason, totals: { ...this.totals } };
-    await this.finishCall(s, "completed", undefined);
+    await finishRealtimeCall(this.ctx, s, "completed", undefined);
   }
 }
