@@ -17,7 +17,7 @@ import {
   PODS,
 } from "./kube/resources.js";
 import { isRecord, type KubeObject, type ResourceType } from "./kube/types.js";
-import type { NativeApi } from "./native/native-client.js";
+import type { NativeApi } from "./native/native-api.js";
 import { DEFAULT_BACKOFF, type BackoffPolicy } from "./runtime/backoff.js";
 import type { Clock } from "./runtime/clock.js";
 import type { Controller } from "./runtime/controller.js";

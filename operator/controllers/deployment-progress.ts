@@ -1,6 +1,6 @@
 import { GatewayError } from "../../dataplane/core/errors.js";
 import type { DeploymentSpec } from "../crd/specs.js";
-import type { NativeApi, NativeDeployment, Scaling } from "../native/native-client.js";
+import type { NativeApi, NativeDeployment, Scaling } from "../native/native-api.js";
 import { findCondition, type ConditionInput } from "../runtime/conditions.js";
 import type { SyncContext } from "../runtime/controller.js";
 

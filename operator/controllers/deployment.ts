@@ -8,7 +8,7 @@ import {
   SERVICES,
 } from "../kube/resources.js";
 import { isRecord } from "../kube/types.js";
-import type { NativeApi, NativeDeployment, Scaling } from "../native/native-client.js";
+import type { NativeApi, NativeDeployment, Scaling } from "../native/native-api.js";
 import type { Controller, SyncContext, SyncResult } from "../runtime/controller.js";
 import { sameJson } from "../runtime/json-compare.js";
 import { nativeFailure } from "../runtime/sync-failure.js";

@@ -1,6 +1,7 @@
 import { guardrailRuleSpec, type GuardrailRuleSpec } from "../crd/specs.js";
 import { GUARDRAIL_RULES } from "../kube/resources.js";
-import { ruleBody, type NativeApi } from "../native/native-client.js";
+import type { NativeApi } from "../native/native-api.js";
+import { ruleBody } from "../native/native-request-bodies.js";
 import type { Controller } from "../runtime/controller.js";
 import { nativeObjectController } from "./native-object-controller.js";
 

@@ -1,11 +1,7 @@
 import { legalHoldSpec, type LegalHoldSpec } from "../crd/specs.js";
 import { LEGAL_HOLDS } from "../kube/resources.js";
-import {
-  legalHoldBody,
-  type LegalHoldBody,
-  type NativeApi,
-  type NativeLegalHold,
-} from "../native/native-client.js";
+import type { LegalHoldBody, NativeApi, NativeLegalHold } from "../native/native-api.js";
+import { legalHoldBody } from "../native/native-request-bodies.js";
 import type { Controller, SyncContext, SyncResult } from "../runtime/controller.js";
 import { readyConditions } from "../runtime/controller.js";
 import { driftedFields } from "../runtime/json-compare.js";

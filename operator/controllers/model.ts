@@ -1,7 +1,8 @@
 import { GatewayError } from "../../dataplane/core/errors.js";
 import { modelSpec, type ModelSpec } from "../crd/specs.js";
 import { MODELS } from "../kube/resources.js";
-import { modelBody, type NativeApi, type NativeModel } from "../native/native-client.js";
+import type { NativeApi, NativeModel } from "../native/native-api.js";
+import { modelBody } from "../native/native-request-bodies.js";
 import type { Controller, SyncContext, SyncResult } from "../runtime/controller.js";
 import { readyConditions } from "../runtime/controller.js";
 import { driftedFields, sameJson } from "../runtime/json-compare.js";

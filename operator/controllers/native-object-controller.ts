@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { ResourceType } from "../kube/types.js";
-import type { Native, NativeCrud } from "../native/native-client.js";
+import type { Native, NativeCrud } from "../native/native-api.js";
 import type { Controller, SyncContext, SyncResult } from "../runtime/controller.js";
 import { readyConditions } from "../runtime/controller.js";
 import { driftedFields } from "../runtime/json-compare.js";

@@ -1,6 +1,7 @@
 import { routeSpec, type RouteSpec } from "../crd/specs.js";
 import { ROUTES } from "../kube/resources.js";
-import { routeBody, type NativeApi } from "../native/native-client.js";
+import type { NativeApi } from "../native/native-api.js";
+import { routeBody } from "../native/native-request-bodies.js";
 import type { Controller } from "../runtime/controller.js";
 import { nativeObjectController } from "./native-object-controller.js";
 

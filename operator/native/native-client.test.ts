@@ -1,7 +1,8 @@
 import test from "ava";
 import { GatewayError } from "../../dataplane/core/errors.js";
 import { FakeNativeApiServer } from "../testing/fake-native-api-server.js";
-import { httpNativeApi, modelBody, routeBody } from "./native-client.js";
+import { httpNativeApi } from "./native-client.js";
+import { modelBody, routeBody } from "./native-request-bodies.js";
 
 const KEY = "ev_sk_0123456789abcdefghijklmnopqrstuvwxyzAB";
 

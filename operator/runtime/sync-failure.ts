@@ -1,5 +1,5 @@
 import { GatewayError } from "../../dataplane/core/errors.js";
-import { describeNativeError } from "../native/native-client.js";
+import { describeNativeError } from "../native/native-error.js";
 import type { SyncResult, Status } from "./controller.js";
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Test double: the data plane's native REST API over HTTP, serving MemoryNativeApi with the wire
- * contract of operator/native/native-client.ts (snake_case JSON, {error:{message,type,code}}
+ * contract of operator/native/native-api.ts (snake_case JSON, {error:{message,type,code}}
  * envelopes, Bearer admin key). The lead's end-to-end test replaces it with the real data plane.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";

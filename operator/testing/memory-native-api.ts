@@ -1,5 +1,5 @@
 /**
- * Test double for the data plane's native API: the contract of operator/native/native-client.ts,
+ * Test double for the data plane's native API: the contract of operator/native/native-api.ts,
  * in memory, with the behaviour the operator relies on (409 model_version_exists, the deployment
  * state machine with 409 invalid_state_transition, 422 with detail, DELETE semantics). The real
  * data plane replaces it in the lead's end-to-end test.
@@ -28,7 +28,7 @@ import type {
   RouteBody,
   RuleBody,
   Scaling,
-} from "../native/native-client.js";
+} from "../native/native-api.js";
 
 const TRANSITIONS: Record<NativeDeploymentStatus, NativeDeploymentStatus[]> = {
   pending: ["provisioning", "failed"],

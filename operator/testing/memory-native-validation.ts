@@ -1,6 +1,6 @@
 /** Test double support: validation of the in-memory native API, shaped like the data plane's 422s. */
 import { GatewayError, type ValidationIssue } from "../../dataplane/core/errors.js";
-import type { RouteBody, RuleBody } from "../native/native-client.js";
+import type { RouteBody, RuleBody } from "../native/native-api.js";
 
 export function clone<T>(value: T | undefined): T | undefined {
   return value === undefined ? undefined : structuredClone(value);
