@@ -1,6 +1,8 @@
 import { buildOpenApi, openApiDocumentSchema } from "../adapters/http/openapi.js";
 import { route, type AnyRouteSpec } from "../adapters/http/route-table.js";
 import { accountRoutes } from "../adapters/http/routes/accounts.js";
+import { legalHoldRoutes } from "../adapters/http/routes/audit-legal-holds.js";
+import { retentionRoutes } from "../adapters/http/routes/audit-retention.js";
 import { auditRoutes } from "../adapters/http/routes/audit.js";
 import { backendRoutes } from "../adapters/http/routes/backends.js";
 import { batchRoutes } from "../adapters/http/routes/batches.js";
@@ -40,6 +42,8 @@ export function allRoutes(ctx: AppContext, sources: RouteSources): AnyRouteSpec[
     ...backendRoutes(ctx),
     ...compatRoutes(ctx),
     ...auditRoutes(ctx),
+    ...retentionRoutes(ctx),
+    ...legalHoldRoutes(ctx),
     ...guardrailRoutes(ctx),
     ...exportRoutes(ctx),
     ...routeRoutes(ctx),

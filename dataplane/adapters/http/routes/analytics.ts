@@ -15,7 +15,7 @@ import {
   timeseriesQuery,
   timeseriesResponse,
 } from "./analytics-schemas.js";
-import { actingCustomer } from "./audit.js";
+import { actingCustomer } from "./acting-customer.js";
 
 export type CapacityReport = (caller: Caller) => Promise<z.infer<typeof capacityResponse>>;
 

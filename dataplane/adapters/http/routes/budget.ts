@@ -9,7 +9,7 @@ import { rateLimitsFor } from "../../../limits/rate-limits.js";
 import type { CustomerBudget } from "../../../store/budget-repository.js";
 import { errorSchema, idParam } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
-import { actingCustomer } from "./audit.js";
+import { actingCustomer } from "./acting-customer.js";
 import { budgetConfig, budgetStatus } from "../response-schemas.js";
 
 /** What the budget routes need from the limits wiring. */

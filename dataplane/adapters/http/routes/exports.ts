@@ -7,7 +7,7 @@ import { newId } from "../../../core/ids.js";
 import type { ExportJob } from "../../../store/export-repository.js";
 import { errorSchema, idParam, isoDateTime, listBody } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
-import { actingCustomer } from "./audit.js";
+import { actingCustomer } from "./acting-customer.js";
 import { exportListResponse, exportResponse } from "../response-schemas.js";
 
 const createExport = z

@@ -21,7 +21,7 @@ import { testRule, testRuleRequestSchema } from "../../../guardrails/rules/test-
 import type { StoredRule } from "../../../store/guardrail-repository.js";
 import { errorSchema, idParam } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
-import { actingCustomer } from "./audit.js";
+import { actingCustomer } from "./acting-customer.js";
 import { parseOrThrow, validationError } from "../validation.js";
 import {
   guardrailPolicy,

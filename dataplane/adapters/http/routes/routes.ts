@@ -17,7 +17,7 @@ import { routeObservations } from "../../../store/route-repository.js";
 import { errorSchema, idParam } from "../common-schemas.js";
 import { route, type AnyRouteSpec } from "../route-table.js";
 import { parseOrThrow } from "../validation.js";
-import { actingCustomer } from "./audit.js";
+import { actingCustomer } from "./acting-customer.js";
 import { abResults, routeConfig, routeListResponse, routingDecision } from "../response-schemas.js";
 
 const customerQuery = z.strictObject({ customer_id: idParam.optional() });
