@@ -3,7 +3,9 @@ import { GatewayError } from "../core/errors.js";
 import type { InferenceCall } from "../core/inference-call.js";
 import type { StreamPart, StreamTextFilter } from "../core/pipeline.js";
 import { formatSseEvent, SseParser, type SseEvent } from "./sse-parser.js";
+import { entriesOf, isJson, type Json } from "./stream-chunk-json.js";
 import { FilteredPart, type LogprobEntry, type PartOutput } from "./stream-part.js";
+import { filterToolCalls } from "./tool-call-filter.js";
 import { DeferredTokenCount } from "./deferred-token-count.js";
 import { usageFromUpstream } from "./usage.js";
 
@@ -12,17 +14,7 @@ const DONE = "data: [DONE]\n\n";
 /** Fields of a chunk that identify it; a chunk the relay adds carries the upstream's. */
 const META = ["id", "object", "created", "model", "system_fingerprint", "service_tier"];
 
-type Json = Record<string, unknown>;
 type OpenFilter = (part: StreamPart) => StreamTextFilter;
-
-function isJson(value: unknown): value is Json {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-function entriesOf(logprobs: unknown, field: "content" | "refusal"): LogprobEntry[] | undefined {
-  if (!isJson(logprobs) || !Array.isArray(logprobs[field])) return undefined;
-  return (logprobs[field] as unknown[]).filter(isJson);
-}
 
 /**
  * Relays a streamed chat completion chunk by chunk, for REST and Envoy's ext_proc alike. Each
@@ -227,7 +219,11 @@ export class SseRelay {
     }
     if (logprobs !== undefined) choice.logprobs = logprobs;
     if (Array.isArray(delta.tool_calls)) {
-      const calls = this.relayToolCalls(index, delta.tool_calls.filter(isJson));
+      const calls = filterToolCalls(
+        delta.tool_calls.filter(isJson),
+        (tool, args) => this.pushText(this.part(index, "arguments", tool), args),
+        () => this.refused !== undefined,
+      );
       if (this.refused) return { before: "", keep: false, changed: true };
       if (calls.changed) changed = true;
       if (calls.kept.length > 0) {
@@ -248,32 +244,6 @@ export class SseRelay {
     }
     const keep = left || !emptied || others || choice.finish_reason != null;
     return { before, keep, changed };
-  }
-
-  private relayToolCalls(choice: number, calls: Json[]): { kept: Json[]; changed: boolean } {
-    const kept: Json[] = [];
-    let changed = false;
-    for (const call of calls) {
-      const fn = isJson(call.function) ? call.function : undefined;
-      const args = fn?.arguments;
-      if (fn === undefined || typeof args !== "string") {
-        kept.push(call);
-        continue;
-      }
-      const tool = typeof call.index === "number" ? call.index : 0;
-      const out = this.pushText(this.part(choice, "arguments", tool), args);
-      if (this.refused) return { kept: [], changed: true };
-      if (out.text === args) {
-        kept.push(call);
-        continue;
-      }
-      changed = true;
-      fn.arguments = out.text;
-      const identifies = Object.keys(call).some((k) => k !== "index" && k !== "function");
-      const named = Object.keys(fn).some((k) => k !== "arguments");
-      if (out.text !== "" || identifies || named) kept.push(call);
-    }
-    return { kept, changed };
   }
 
   /** Sends what the choice's filters still hold, in one chunk of that choice. */
