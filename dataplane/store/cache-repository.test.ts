@@ -2,7 +2,8 @@ import test from "ava";
 import { storeBackends, type Backend } from "../../test/support/databases.js";
 import { migrate } from "./migrate.js";
 import { openPglite } from "./pglite-database.js";
-import { CacheRepository, type CacheEntry } from "./cache-repository.js";
+import type { CacheEntry } from "./cache-entry-rows.js";
+import { CacheRepository } from "./cache-repository.js";
 import { unitVector } from "../cache/embedder.js";
 
 const now = new Date("2026-11-23T12:00:00Z");

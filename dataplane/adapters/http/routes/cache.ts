@@ -15,7 +15,7 @@ import {
 import { GatewayError } from "../../../core/errors.js";
 import type { Caller } from "../../../core/identity.js";
 import { resolveCallRoute } from "../../../routing/routes/resolve-call-route.js";
-import type { StoredEntry } from "../../../store/cache-repository.js";
+import type { StoredEntry } from "../../../store/cache-entry-rows.js";
 import {
   cacheEmbeddingOverhead,
   cacheStats,
