@@ -1,77 +1,17 @@
 import test from "ava";
-import { startGrpcServer, type GrpcServer } from "../dataplane/adapters/grpc/start-grpc.js";
-import { ExtProcSession, headerValue } from "./fakes/envoy-client.js";
-import { connectEnvoy, throughEnvoy, type EnvoyClients } from "./fakes/envoy-round-trip.js";
-import { startFakeUpstream, type FakeUpstream } from "./fakes/fake-openai-upstream.js";
-import { customerKey, deployModel } from "./support/inference-fixture.js";
-import { call, startTestApp, type RunningApp } from "./support/test-app.js";
+import { headerValue } from "./fakes/envoy-client.js";
+import { throughEnvoy } from "./fakes/envoy-round-trip.js";
+import { messages, useExtProcRig } from "./support/ext-proc-rig.js";
 
-let gateway: RunningApp;
-let upstream: FakeUpstream;
-let grpc: GrpcServer;
-let envoy: EnvoyClients;
-let key: string;
-
-test.before(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startTestApp();
-  grpc = (await startGrpcServer(gateway.app.ctx, 0, "127.0.0.1"))!;
-  envoy = connectEnvoy(`127.0.0.1:${grpc.port}`);
-  await deployModel(gateway.url, gateway.adminKey, { name: "proc-model" }, upstream.url);
-  await deployModel(
-    gateway.url,
-    gateway.adminKey,
-    { name: "proc-premium", required_tier: "enterprise" },
-    upstream.url,
-  );
-  key = await customerKey(gateway.url, gateway.adminKey, "pro");
-});
-test.after.always(async () => {
-  envoy?.close();
-  await grpc?.close();
-  await gateway?.close();
-  await upstream?.close();
-});
-
-interface AuditRow {
-  outcome: string;
-  status: number;
-  error_code: string | null;
-  model: string | null;
-  usage: { total_tokens: number } | null;
-}
-
-async function auditOf(requestId: string): Promise<AuditRow[]> {
-  const res = await call(gateway.url, "GET", `/api/v1/audit/records?request_id=${requestId}`, key);
-  return res.json.data as AuditRow[];
-}
-
-function chat(
-  requestId: string,
-  body: Record<string, unknown>,
-  headers: Record<string, string> = {},
-) {
-  return {
-    method: "POST",
-    path: "/v1/chat/completions",
-    headers: {
-      authorization: `Bearer ${key}`,
-      "content-type": "application/json",
-      "x-request-id": requestId,
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  };
-}
-
-const messages = [{ role: "user", content: "hello there" }];
+const rig = useExtProcRig(test);
+const { chat, auditOf, waitForRecords } = rig;
 
 test.serial(
   "ext_proc (Envoy test double): a JSON completion is routed, rewritten, metered and audited",
   async (t) => {
-    upstream.script.next({ chunks: ["Hi ", "there"] });
+    rig.upstream.script.next({ chunks: ["Hi ", "there"] });
     const exchange = await throughEnvoy(
-      envoy,
+      rig.envoy,
       chat(
         "proc-json-1",
         {
@@ -86,7 +26,7 @@ test.serial(
     t.is(exchange.answeredBy, "upstream");
     t.is(exchange.status, 200);
     const forwarded = exchange.forwarded!;
-    t.true(forwarded.url.startsWith(upstream.url.replace(/\/v1$/, "")));
+    t.true(forwarded.url.startsWith(rig.upstream.url.replace(/\/v1$/, "")));
     t.is(new URL(forwarded.url).pathname, "/v1/chat/completions");
     // The caller's key never reaches the backend; our extension is removed from the body.
     t.is(headerValue(forwarded.headers, "authorization"), undefined);
@@ -135,7 +75,7 @@ test.serial(
       },
     ];
     for (const c of cases) {
-      const exchange = await throughEnvoy(envoy, chat(c.id, c.body));
+      const exchange = await throughEnvoy(rig.envoy, chat(c.id, c.body));
       t.is(exchange.answeredBy, "ext_proc", c.id);
       t.is(exchange.status, c.status, c.id);
       t.is((JSON.parse(exchange.body) as { error: { code: string } }).error.code, c.code, c.id);
@@ -145,7 +85,7 @@ test.serial(
       t.is(records.length, c.audited ? 1 : 0, c.id);
       if (c.audited) t.is(records[0]?.error_code, c.code, c.id);
     }
-    const bad = await throughEnvoy(envoy, { ...chat("proc-bad-json", {}), body: "{not json" });
+    const bad = await throughEnvoy(rig.envoy, { ...chat("proc-bad-json", {}), body: "{not json" });
     t.is(bad.status, 400);
     t.is((JSON.parse(bad.body) as { error: { code: string } }).error.code, "invalid_json");
   },
@@ -154,9 +94,9 @@ test.serial(
 test.serial(
   "ext_proc (Envoy test double): a streamed SSE answer is relayed chunk by chunk and audited once",
   async (t) => {
-    upstream.script.next({ chunks: ["one ", "two ", "three"], paceMs: 5 });
+    rig.upstream.script.next({ chunks: ["one ", "two ", "three"], paceMs: 5 });
     const exchange = await throughEnvoy(
-      envoy,
+      rig.envoy,
       chat("proc-sse-1", { model: "proc-model", messages, stream: true }),
     );
     t.is(exchange.status, 200);
@@ -189,9 +129,9 @@ test.serial(
 test.serial(
   "ext_proc (Envoy test double): a client reset mid-stream is audited as client_aborted",
   async (t) => {
-    upstream.script.next({ chunkCount: 50, paceMs: 20 });
+    rig.upstream.script.next({ chunkCount: 50, paceMs: 20 });
     const exchange = await throughEnvoy(
-      envoy,
+      rig.envoy,
       chat("proc-reset-1", { model: "proc-model", messages, stream: true }),
       { resetAfterChunks: 2 },
     );
@@ -205,139 +145,14 @@ test.serial(
 test.serial(
   "ext_proc (Envoy test double): a slow backend is waited for, whatever the message timeout",
   async (t) => {
-    upstream.script.next({ delayMs: 400, chunks: ["late"] });
+    rig.upstream.script.next({ delayMs: 400, chunks: ["late"] });
     const exchange = await throughEnvoy(
-      envoy,
+      rig.envoy,
       chat("proc-slow-1", { model: "proc-model", messages }),
       { session: { messageTimeoutMs: 200 } },
     );
     t.is(exchange.status, 200);
     t.is(exchange.session!.failure, undefined);
     t.is((await auditOf("proc-slow-1"))[0]?.outcome, "completed");
-  },
-);
-
-test.serial(
-  "ext_proc (Envoy test double): a backend 5xx and 4xx are relayed with their status and message",
-  async (t) => {
-    upstream.script.next({ status: 500 });
-    const failed = await throughEnvoy(envoy, chat("proc-5xx", { model: "proc-model", messages }));
-    t.is(failed.status, 500);
-    t.is(
-      (JSON.parse(failed.body) as { error: { message: string } }).error.message,
-      "fake upstream scripted status 500",
-    );
-    t.is((await auditOf("proc-5xx"))[0]?.outcome, "upstream_error");
-    upstream.script.next({ status: 400 });
-    const rejected = await throughEnvoy(envoy, chat("proc-4xx", { model: "proc-model", messages }));
-    t.is(rejected.status, 400);
-    t.truthy((JSON.parse(rejected.body) as { error: { message: string } }).error.message);
-    t.is((await auditOf("proc-4xx"))[0]?.outcome, "upstream_error");
-  },
-);
-
-test.serial(
-  "ext_proc (Envoy test double): skipped phases and end_of_stream still finish the call once",
-  async (t) => {
-    // Response body mode NONE: Envoy sends the response headers only, then ends the stream.
-    upstream.script.next({ chunks: ["x"] });
-    const noBody = await throughEnvoy(
-      envoy,
-      chat("proc-nobody", { model: "proc-model", messages }),
-      { session: { responseBodyMode: "NONE" } },
-    );
-    t.is(noBody.status, 200);
-    const a = await waitForRecords("proc-nobody");
-    t.is(a.length, 1);
-    t.is(a[0]?.outcome, "completed");
-    // Headers with end_of_stream on an inference path: no body to check.
-    const empty = await throughEnvoy(envoy, { ...chat("proc-empty", {}), body: undefined });
-    t.is(empty.status, 400);
-    t.is((JSON.parse(empty.body) as { error: { code: string } }).error.code, "invalid_json");
-  },
-);
-
-/** The stream's end is handled after the test double returns: poll briefly for the record. */
-async function waitForRecords(requestId: string): Promise<AuditRow[]> {
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
-    const rows = await auditOf(requestId);
-    if (rows.length > 0) return rows;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return [];
-}
-
-test.serial(
-  "ext_proc (Envoy test double): response trailers after the body are answered; before its end they fail the call",
-  async (t) => {
-    const body = JSON.stringify({ model: "proc-model", messages });
-    const answer = JSON.stringify({
-      id: "x",
-      object: "chat.completion",
-      created: 0,
-      model: "proc-model",
-      choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
-    });
-    const request = chat("proc-trailers-ok", JSON.parse(body) as Record<string, unknown>);
-    const ok = new ExtProcSession(envoy.externalProcessor, request);
-    await ok.requestHeaders();
-    await ok.requestBody(request.body, { endOfStream: true });
-    await ok.responseHeaders(200, { "content-type": "application/json" });
-    await ok.responseBody(answer, { endOfStream: true });
-    t.is((await ok.responseTrailers({ "x-backend-trailer": "1" })).kind, "continued");
-    await ok.end();
-    t.is(JSON.parse(ok.downstream.body.toString("utf8")).choices[0].message.content, "ok");
-    t.is((await waitForRecords("proc-trailers-ok"))[0]?.outcome, "completed");
-
-    const cut = chat("proc-trailers-cut", JSON.parse(body) as Record<string, unknown>);
-    const early = new ExtProcSession(envoy.externalProcessor, cut);
-    await early.requestHeaders();
-    await early.requestBody(cut.body, { endOfStream: true });
-    await early.responseHeaders(200, { "content-type": "application/json" });
-    await early.responseBody(answer.slice(0, 10));
-    t.is((await early.responseTrailers({ "x-backend-trailer": "1" })).kind, "immediate");
-    t.is((await waitForRecords("proc-trailers-cut"))[0]?.outcome, "upstream_error");
-  },
-);
-
-test.serial(
-  "ext_proc (Envoy test double): a backend body cut mid-way (the exchange ends before end_of_stream) is audited as upstream_unavailable, JSON and SSE",
-  async (t) => {
-    const answer = JSON.stringify({
-      id: "x",
-      object: "chat.completion",
-      created: 0,
-      model: "proc-model",
-      choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
-    });
-    const json = chat("proc-cut-json", { model: "proc-model", messages });
-    const cutJson = new ExtProcSession(envoy.externalProcessor, json);
-    await cutJson.requestHeaders();
-    await cutJson.requestBody(json.body, { endOfStream: true });
-    await cutJson.responseHeaders(200, { "content-type": "application/json" });
-    await cutJson.responseBody(answer.slice(0, 25));
-    await cutJson.end();
-    const jsonRecord = (await waitForRecords("proc-cut-json"))[0];
-    t.is(jsonRecord?.outcome, "upstream_error");
-    t.is(jsonRecord?.error_code, "upstream_unavailable");
-    t.is(jsonRecord?.status, 502);
-
-    const sse = chat("proc-cut-sse", { model: "proc-model", messages, stream: true });
-    const cutSse = new ExtProcSession(envoy.externalProcessor, sse);
-    await cutSse.requestHeaders();
-    await cutSse.requestBody(sse.body, { endOfStream: true });
-    await cutSse.responseHeaders(200, { "content-type": "text/event-stream" });
-    const chunk = {
-      id: "c",
-      object: "chat.completion.chunk",
-      created: 0,
-      model: "proc-model",
-      choices: [{ index: 0, delta: { content: "Hel" }, finish_reason: null }],
-    };
-    await cutSse.responseBody(`data: ${JSON.stringify(chunk)}\n\n`);
-    await cutSse.end();
-    const sseRecord = (await waitForRecords("proc-cut-sse"))[0];
-    t.is(sseRecord?.outcome, "stream_failed");
-    t.is(sseRecord?.error_code, "upstream_unavailable");
   },
 );
