@@ -21,6 +21,16 @@ import {
 } from "./fake-openai-upstream-bodies.js";
 import { chatAnswer, chatEvents, chatPlan } from "./fake-openai-upstream-chat.js";
 import {
+  fakeHungUp,
+  hangUp,
+  hangUpAfterFlush,
+  readJson,
+  redactHeaders,
+  sendJson,
+  write,
+  type Json,
+} from "./fake-openai-upstream-http.js";
+import {
   multipartBoundary,
   readMultipart,
   type MultipartSummary,
@@ -70,68 +80,6 @@ export interface FakeUpstream {
   /** Resolves once at least `count` requests have been aborted by their client. */
   whenAborted(count: number): Promise<void>;
   close(): Promise<void>;
-}
-
-type Json = Record<string, unknown>;
-
-async function readJson(req: IncomingMessage): Promise<Json | undefined> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  if (chunks.length === 0) return undefined;
-  const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  return parsed && typeof parsed === "object" ? (parsed as Json) : undefined;
-}
-
-function redactHeaders(
-  req: IncomingMessage,
-  keepAuthorization: boolean,
-): RecordedRequest["headers"] {
-  const headers = { ...req.headers };
-  if (!keepAuthorization && headers.authorization !== undefined)
-    headers.authorization = "[redacted]";
-  return headers;
-}
-
-/** Writes, waiting for 'drain' when the socket buffer is full. */
-async function write(res: ServerResponse, data: string, signal: AbortSignal): Promise<void> {
-  if (res.write(data)) return;
-  await new Promise<void>((resolve) => {
-    const done = (): void => {
-      res.off("drain", done);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    res.on("drain", done);
-    signal.addEventListener("abort", done);
-  });
-}
-
-/** Responses whose connection the fake itself destroyed (scripted hang-ups, not client aborts). */
-const hungUpByFake = new WeakSet<ServerResponse>();
-
-function hangUp(res: ServerResponse): void {
-  hungUpByFake.add(res);
-  res.socket?.destroy();
-}
-
-/** Hangs up once what was written so far has reached the socket (a mid-body hang-up). */
-function hangUpAfterFlush(res: ServerResponse): void {
-  hungUpByFake.add(res);
-  res.write("", () => res.socket?.destroy());
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown, hangUp: boolean): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(text),
-  });
-  if (!hangUp) {
-    res.end(text);
-    return;
-  }
-  res.write(text.slice(0, Math.floor(text.length / 2)));
-  hangUpAfterFlush(res);
 }
 
 export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
@@ -301,7 +249,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     res.on("close", () => {
       active -= 1;
       // A response we did not finish and did not hang up on ourselves: the client went away.
-      if (!res.writableFinished && !hungUpByFake.has(res)) noteAbort();
+      if (!res.writableFinished && !fakeHungUp(res)) noteAbort();
       controller.abort();
     });
     const path = (req.url ?? "/").split("?")[0] ?? "/";
