@@ -15,20 +15,9 @@ import type { KubeObject, ResourceType } from "../../operator/kube/types.js";
 import type { Admission } from "./kube-apiserver-admission.js";
 import { applyJsonPatch } from "./kube-apiserver-json-patch.js";
 import { parseObject, readBody, sendJson, sendStatus, writeEvent } from "./kube-apiserver-wire.js";
-import {
-  applyMergePatch,
-  KubeApiStore,
-  matchesSelector,
-  resourceId,
-  type StoredEvent,
-} from "./kube-apiserver-store.js";
-
-interface Route {
-  resource: ResourceType;
-  namespace: string | undefined;
-  name: string | undefined;
-  subresource: "status" | undefined;
-}
+import { applyMergePatch, KubeApiStore } from "./kube-apiserver-store.js";
+import { routeOf, type Route } from "./kube-apiserver-routes.js";
+import { serveWatch } from "./kube-apiserver-watch.js";
 
 export interface InjectedFailure {
   method: string;
@@ -141,7 +130,7 @@ export class FakeKubeApiServer {
         if (failure.times <= 0) this.failures.splice(this.failures.indexOf(failure), 1);
         return sendStatus(response, failure.status, "injected failure");
       }
-      const route = this.route(url.pathname);
+      const route = routeOf(this.store.resources, url.pathname);
       if (!route)
         return sendStatus(
           response,
@@ -177,7 +166,7 @@ export class FakeKubeApiServer {
     const selector = url.searchParams.get("labelSelector") ?? undefined;
     if (name === undefined) {
       if (method === "GET" && url.searchParams.get("watch") === "true") {
-        this.watch(route, url, response);
+        serveWatch(this.store, this.watches, route, url, response);
         return undefined;
       }
       if (method === "GET") {
@@ -235,94 +224,8 @@ export class FakeKubeApiServer {
     throw new GatewayError("method_not_allowed", `${method} not supported`);
   }
 
-  private watch(route: Route, url: URL, response: ServerResponse): void {
-    const id = resourceId(route.resource);
-    const selector = url.searchParams.get("labelSelector") ?? undefined;
-    const requested = url.searchParams.get("resourceVersion") ?? "";
-    response.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
-    response.flushHeaders();
-    const forward = (stored: StoredEvent): void => {
-      if (stored.resource !== id) return;
-      if (route.namespace !== undefined && stored.namespace !== route.namespace) return;
-      if (!matchesSelector(stored.event.object, selector)) return;
-      writeEvent(response, stored.event);
-    };
-    const fromRv =
-      requested === "" || requested === "0" ? this.store.currentResourceVersion() : requested;
-    const start = this.store.watch(fromRv, forward);
-    if (start.gone) {
-      writeEvent(response, {
-        type: "ERROR",
-        object: {
-          kind: "Status",
-          apiVersion: "v1",
-          metadata: { name: "" },
-          status: "Failure",
-          message: `too old resource version: ${requested}`,
-          reason: "Expired",
-          code: 410,
-        },
-      });
-      response.end();
-      return;
-    }
-    if (requested === "" || requested === "0") {
-      for (const object of this.store.list(route.resource, route.namespace, selector).items)
-        writeEvent(response, { type: "ADDED", object });
-    }
-    for (const stored of start.backlog) forward(stored);
-    if (url.searchParams.get("allowWatchBookmarks") === "true") {
-      (response as ServerResponse & { bookmarkKind?: string }).bookmarkKind = route.resource.kind;
-    }
-    this.watches.add(response);
-    const timeoutSeconds = Number(url.searchParams.get("timeoutSeconds") ?? "0");
-    const timer =
-      timeoutSeconds > 0 ? setTimeout(() => response.end(), timeoutSeconds * 1000) : undefined;
-    timer?.unref();
-    const cleanup = (): void => {
-      clearTimeout(timer);
-      start.unsubscribe();
-      this.watches.delete(response);
-    };
-    response.on("close", cleanup);
-  }
-
   /** Every open watch ends cleanly (as an API server does at its watch timeout). */
   endWatches(): void {
     for (const response of this.watches) response.end();
-  }
-
-  private route(pathname: string): Route | undefined {
-    const parts = pathname.split("/").filter(Boolean);
-    let group: string;
-    let version: string;
-    let rest: string[];
-    if (parts[0] === "api" && parts.length >= 2) {
-      group = "";
-      version = parts[1] ?? "";
-      rest = parts.slice(2);
-    } else if (parts[0] === "apis" && parts.length >= 3) {
-      group = parts[1] ?? "";
-      version = parts[2] ?? "";
-      rest = parts.slice(3);
-    } else {
-      return undefined;
-    }
-    let namespace: string | undefined;
-    if (rest[0] === "namespaces" && rest.length >= 3) {
-      namespace = rest[1];
-      rest = rest.slice(2);
-    }
-    const [plural, name, subresource] = rest;
-    const resource = this.store.resources.find(
-      (r) => r.group === group && r.version === version && r.plural === plural,
-    );
-    if (!resource || (subresource !== undefined && subresource !== "status")) return undefined;
-    return {
-      resource,
-      namespace,
-      name,
-      subresource: subresource === "status" ? "status" : undefined,
-    };
   }
 }
