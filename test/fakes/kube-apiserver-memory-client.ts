@@ -10,12 +10,9 @@ import type {
   WatchRequest,
 } from "../../operator/kube/kube-client.js";
 import type { KubeObject, ResourceType, WatchEvent } from "../../operator/kube/types.js";
-import {
-  applyMergePatch,
-  KubeApiStore,
-  matchesSelector,
-  resourceId,
-} from "./kube-apiserver-store.js";
+import { matchesSelector } from "./kube-apiserver-label-selector.js";
+import { applyMergePatch } from "./kube-apiserver-merge-patch.js";
+import { KubeApiStore, resourceId } from "./kube-apiserver-store.js";
 
 export type Verb = "list" | "get" | "create" | "patch" | "apply" | "patchStatus" | "delete";
 

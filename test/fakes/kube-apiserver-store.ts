@@ -7,14 +7,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { GatewayError } from "../../dataplane/core/errors.js";
-import {
-  isRecord,
-  type KubeObject,
-  type ResourceType,
-  type WatchEvent,
-} from "../../operator/kube/types.js";
+import type { KubeObject, ResourceType, WatchEvent } from "../../operator/kube/types.js";
 import { builtInAdmission, type Admission } from "./kube-apiserver-admission.js";
 import { recordUpdate, serverSideApply } from "./kube-apiserver-apply.js";
+import { matchesSelector } from "./kube-apiserver-label-selector.js";
 
 export interface StoredEvent {
   rv: number;
@@ -284,25 +280,4 @@ function specOf(object: KubeObject): string {
 
 function notFound(resource: ResourceType, name: string): GatewayError {
   return new GatewayError("resource_not_found", `${resource.plural} "${name}" not found`);
-}
-
-/** Equality selectors only ("a=b,c=d"), which is all the operator uses. */
-export function matchesSelector(object: KubeObject, selector: string | undefined): boolean {
-  if (!selector) return true;
-  const labels = object.metadata.labels ?? {};
-  return selector.split(",").every((term) => {
-    const [key, value] = term.split("=");
-    return key !== undefined && labels[key.trim()] === value?.trim();
-  });
-}
-
-/** RFC 7386 JSON merge patch. */
-export function applyMergePatch(target: unknown, patch: unknown): unknown {
-  if (!isRecord(patch)) return structuredClone(patch);
-  const result: Record<string, unknown> = isRecord(target) ? structuredClone(target) : {};
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete result[key];
-    else result[key] = applyMergePatch(result[key], value);
-  }
-  return result;
 }

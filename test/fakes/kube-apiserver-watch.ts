@@ -1,10 +1,6 @@
 import type { ServerResponse } from "node:http";
-import {
-  type KubeApiStore,
-  matchesSelector,
-  resourceId,
-  type StoredEvent,
-} from "./kube-apiserver-store.js";
+import { matchesSelector } from "./kube-apiserver-label-selector.js";
+import { resourceId, type KubeApiStore, type StoredEvent } from "./kube-apiserver-store.js";
 import type { Route } from "./kube-apiserver-routes.js";
 import { writeEvent } from "./kube-apiserver-wire.js";
 

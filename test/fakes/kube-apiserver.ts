@@ -15,7 +15,8 @@ import type { KubeObject, ResourceType } from "../../operator/kube/types.js";
 import type { Admission } from "./kube-apiserver-admission.js";
 import { applyJsonPatch } from "./kube-apiserver-json-patch.js";
 import { parseObject, readBody, sendJson, sendStatus, writeEvent } from "./kube-apiserver-wire.js";
-import { applyMergePatch, KubeApiStore } from "./kube-apiserver-store.js";
+import { applyMergePatch } from "./kube-apiserver-merge-patch.js";
+import { KubeApiStore } from "./kube-apiserver-store.js";
 import { routeOf, type Route } from "./kube-apiserver-routes.js";
 import { serveWatch } from "./kube-apiserver-watch.js";
 
