@@ -22,13 +22,13 @@ export {
   sendCheck,
   type SendCheckOptions,
 } from "./envoy-ext-authz.js";
-export {
-  ExtProcSession,
-  type ExtProcSessionOptions,
-  type Phase,
-  type PhaseResult,
-  type StreamEnd,
-} from "./envoy-ext-proc.js";
+export { ExtProcSession } from "./envoy-ext-proc.js";
+export type {
+  ExtProcSessionOptions,
+  Phase,
+  PhaseResult,
+  StreamEnd,
+} from "./envoy-ext-proc-phases.js";
 export type { BodyMode, HttpMessageState, LocalReply } from "./envoy-ext-proc-mutations.js";
 export {
   type HeaderEncoding,
