@@ -6,6 +6,8 @@
  * instead of at every character, which keeps a scan of ordinary text far below a millisecond.
  */
 
+import { closingParen, leadingCharacters, topLevelAlternatives } from "./regex-source.js";
+
 /** The leading word-boundary assertion the patterns use; anchors are read after it. */
 const LEADING_BOUNDARY = "(?<![\\p{L}\\p{N}])";
 const ANCHOR_LENGTH = 4;
@@ -74,16 +76,58 @@ let patternCount = 0;
  * tells in one scan whether any can match a text at all (most texts: none).
  */
 const UNANCHORED: RegExp[] = [];
-let unanchoredUnion: RegExp | undefined;
+let unanchoredUnion: UnanchoredUnion | undefined | null;
 
-function unionOfUnanchored(): RegExp | undefined {
-  if (unanchoredUnion !== undefined || UNANCHORED.length === 0) return unanchoredUnion;
+/**
+ * The union, and when every unanchored pattern's matches can only start at offset 0 or at one of a
+ * few characters (delimiters: "<", "[", a line break, a full stop...), those characters as a
+ * class: then the union is tried (sticky) only there, which costs about half a scan with it.
+ */
+interface UnanchoredUnion {
+  union: RegExp;
+  sticky: RegExp;
+  leading: RegExp | undefined;
+}
+
+function unionOfUnanchored(): UnanchoredUnion | undefined {
+  if (unanchoredUnion !== undefined) return unanchoredUnion ?? undefined;
+  unanchoredUnion = null;
+  if (UNANCHORED.length === 0) return undefined;
   const sources = UNANCHORED.map((r) => r.source);
   const flags = new Set(UNANCHORED.map((r) => r.flags.replace(/[gy]/g, "")));
   // Back-references would point at other alternatives' groups; then no shortcut.
   if (flags.size !== 1 || sources.some((s) => /\\[1-9k]/.test(s))) return undefined;
-  unanchoredUnion = new RegExp(sources.map((s) => `(?:${s})`).join("|"), [...flags][0]);
+  const flag = [...flags][0]!;
+  const source = sources.map((s) => `(?:${s})`).join("|");
+  const leadingSets = UNANCHORED.map(leadingCharacters);
+  const chars = new Set(leadingSets.flatMap((set) => (set === undefined ? [] : [...set])));
+  const known = chars.size > 0 && leadingSets.every((set) => set !== undefined);
+  const escaped = [...chars].map((ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`).join("");
+  unanchoredUnion = {
+    union: new RegExp(source, flag),
+    sticky: new RegExp(source, `${flag}y`),
+    leading: known ? new RegExp(`[${escaped}]`, "gu") : undefined,
+  };
   return unanchoredUnion;
+}
+
+/** The patterns without anchors compiled so far (for tests). */
+export function unanchoredPatterns(): readonly RegExp[] {
+  return UNANCHORED;
+}
+
+/** Whether any pattern without anchors matches somewhere in `text` (as `union.test(text)`). */
+function unanchoredCanMatch(u: UnanchoredUnion, text: string): boolean {
+  const { sticky, leading } = u;
+  if (leading === undefined) return u.union.test(text);
+  sticky.lastIndex = 0;
+  if (sticky.test(text)) return true;
+  leading.lastIndex = 0;
+  for (let m = leading.exec(text); m !== null; m = leading.exec(text)) {
+    sticky.lastIndex = m.index;
+    if (sticky.test(text)) return true;
+  }
+  return false;
 }
 
 function anchorId(anchor: string): number {
@@ -171,18 +215,56 @@ function flatHits(): NonNullable<typeof flat> {
   return flat;
 }
 
+/**
+ * How a text's index can be derived from another text's: the text is made of stretches equal to
+ * stretches of `base` (as the leetspeak view is made of windows of the folded text, with the
+ * leetspeak runs changed), given as (offset in the text, offset in base, length) triples in text
+ * order. A word start's anchors depend only on the character before it and the next
+ * ANCHOR_LENGTH + 1, so inside a stretch they are the base's; only the stretches' edges and the
+ * characters between them are walked.
+ */
+export interface IndexBase {
+  text: string;
+  /** The owner the base's index is kept on (see wordIndex). */
+  owner: object;
+  stretches: Int32Array;
+}
+
+/** Put on an index owner (a scan view): its index is derived from that base's. */
+export const INDEX_BASE = Symbol("index base");
+type DerivableOwner = IndexOwner & { [INDEX_BASE]?: IndexBase };
+
 /** Index the words of `text`; pass `owner` (e.g. the scan view) to share it between detectors. */
 export function wordIndex(text: string, owner?: object): WordIndex {
   const cached = owner === undefined ? undefined : (owner as IndexOwner)[INDEX];
   if (cached !== undefined) return cached;
   const union = unionOfUnanchored();
-  const index: WordIndex = { starts: [], scanUnanchored: union === undefined || union.test(text) };
+  const index: WordIndex = {
+    starts: [],
+    scanUnanchored: union === undefined || unanchoredCanMatch(union, text),
+  };
+  const base = owner === undefined ? undefined : (owner as DerivableOwner)[INDEX_BASE];
+  if (base === undefined) indexWords(text, 0, text.length, index.starts);
+  else derivedStarts(text, base, index.starts);
+  if (owner !== undefined && Object.isExtensible(owner)) (owner as IndexOwner)[INDEX] = index;
+  return index;
+}
+
+/** Adds the anchors of the words of `text` that start in [from, to) to `starts`. */
+function indexWords(
+  text: string,
+  from: number,
+  to: number,
+  starts: (number[] | undefined)[],
+): void {
   const { hitFrom, hits, wordFrom, words, kinds } = flatHits();
-  const starts = index.starts;
   const next = ASCII_NEXT;
-  let i = 0;
   const n = Math.min(text.length, RANK_STRIDE - 1);
-  while (i < n) {
+  const last = Math.min(to, n);
+  let i = from;
+  // Inside a word: its start is before `from`.
+  if (i > 0) while (i < last && isWordChar(text.charCodeAt(i - 1))) i++;
+  while (i < last) {
     let c = text.charCodeAt(i);
     if (!isWordChar(c)) {
       i++;
@@ -212,8 +294,50 @@ export function wordIndex(text: string, owner?: object): WordIndex {
     }
     while (i < n && isWordChar(text.charCodeAt(i))) i++;
   }
-  if (owner !== undefined && Object.isExtensible(owner)) (owner as IndexOwner)[INDEX] = index;
-  return index;
+}
+
+/**
+ * Word starts at least this far inside a stretch (after its first character, and with the
+ * ANCHOR_LENGTH + 1 characters the walk reads) have the base's anchors.
+ */
+const EDGE_AFTER = ANCHOR_LENGTH + 1;
+
+/** The starts of `text` from its base's index plus walks over the rest (see IndexBase). */
+function derivedStarts(text: string, base: IndexBase, starts: (number[] | undefined)[]): void {
+  const { stretches } = base;
+  const count = stretches.length / 3;
+  // Base hits inside a stretch, moved to the text's offsets.
+  const baseStarts = wordIndex(base.text, base.owner).starts;
+  for (let pattern = 0; pattern < baseStarts.length; pattern++) {
+    const encoded = baseStarts[pattern];
+    if (encoded === undefined) continue;
+    for (const e of encoded) {
+      const q = e % RANK_STRIDE;
+      // The last stretch starting in base at or before q (stretches are in base order too).
+      let lo = 0;
+      let hi = count;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (stretches[mid * 3 + 1]! <= q) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo === 0) continue;
+      const k = (lo - 1) * 3;
+      const offset = q - stretches[k + 1]!;
+      if (offset >= 1 && offset + EDGE_AFTER <= stretches[k + 2]!)
+        (starts[pattern] ??= []).push(e - q + stretches[k]! + offset);
+    }
+  }
+  // Walk the rest: before each stretch's inner part and after the last one.
+  let from = 0;
+  for (let k = 0; k < stretches.length; k += 3) {
+    const innerFrom = stretches[k]! + 1;
+    const innerTo = stretches[k]! + stretches[k + 2]! - EDGE_AFTER + 1;
+    if (innerTo <= innerFrom) continue;
+    if (innerFrom > from) indexWords(text, from, innerFrom, starts);
+    from = innerTo;
+  }
+  if (from < text.length) indexWords(text, from, text.length, starts);
 }
 
 /** A pattern ready for anchored matching: its anchors and a sticky copy of its regex. */
@@ -301,25 +425,6 @@ function scannedMatches(regex: RegExp, text: string, max: number): RegExpExecArr
   return found;
 }
 
-/** Splits "a|b|(c|d)" at top-level bars. */
-function topLevelAlternatives(body: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let from = 0;
-  for (let i = 0; i < body.length; i++) {
-    const ch = body[i];
-    if (ch === "\\") i++;
-    else if (ch === "(" || ch === "[") depth++;
-    else if (ch === ")" || ch === "]") depth--;
-    else if (ch === "|" && depth === 0) {
-      out.push(body.slice(from, i));
-      from = i + 1;
-    }
-  }
-  out.push(body.slice(from));
-  return out;
-}
-
 /**
  * The literal word characters an alternative starts with (an optional last one excluded), marked
  * as a whole word when it is short and followed by a space or apostrophe ("i want" -> "i$").
@@ -333,18 +438,6 @@ function literalStart(alternative: string): string {
   const whole =
     literal.length > 0 && literal.length < ANCHOR_LENGTH && (next === " " || next === "'");
   return whole ? literal + WHOLE_WORD : literal.slice(0, ANCHOR_LENGTH);
-}
-
-/** Index of the parenthesis closing the group that opens at `open`. */
-function closingParen(source: string, open: number): number {
-  let depth = 0;
-  for (let i = open; i < source.length; i++) {
-    const ch = source[i];
-    if (ch === "\\") i++;
-    else if (ch === "(") depth++;
-    else if (ch === ")" && --depth === 0) return i;
-  }
-  return -1;
 }
 
 /** Anchors of one alternative: its literal start, or the anchors of a leading (non-optional) group. */
