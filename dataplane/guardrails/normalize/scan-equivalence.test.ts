@@ -4,7 +4,14 @@
  * (letters, digits, separators, non-ASCII, spaces).
  */
 import test from "ava";
-import { isLetterCode, isSpellSeparator, isWordCode, spelledOutRuns } from "./leetspeak.js";
+import {
+  foldLeetspeakRuns,
+  isLeetCode,
+  isLetterCode,
+  isSpellSeparator,
+  isWordCode,
+  spelledOutRuns,
+} from "./leetspeak.js";
 import { buildScanViews } from "./scan-views.js";
 import { unanchoredPatterns, wordIndex, type WordIndex } from "./word-anchors.js";
 // The detectors' patterns, so the word index has all their anchors and unanchored patterns.
@@ -97,6 +104,47 @@ test("spelled-out runs are the runs found by trying every word start", (t) => {
     ...generatedTexts(alphabet, 60_000),
   ];
   for (const text of texts) t.deepEqual(spelledOutRuns(text), runsByWordStarts(text), text);
+});
+
+/** The scan foldLeetspeakRuns replaced: every character looked up in turn; returns the runs. */
+function leetRunsByCharacter(text: string): [number, number][] {
+  const runs: [number, number][] = [];
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (!isLeetCode(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    let j = i;
+    let digitsOnly = true;
+    while (j < n && isLeetCode(text.charCodeAt(j))) {
+      const c = text.charCodeAt(j);
+      if (c < 48 || c > 57) digitsOnly = false;
+      j++;
+    }
+    const before = i > 0 && isLetterCode(text.charCodeAt(i - 1));
+    const after = j < n && isLetterCode(text.charCodeAt(j));
+    const opensWord = (text[i] === "$" || text[i] === "@") && after && !before;
+    if (digitsOnly ? before || after : (before && after) || opensWord) runs.push([i, j]);
+    i = j;
+  }
+  return runs;
+}
+
+test("leetspeak runs are the runs found by looking at every character", (t) => {
+  const alphabet = [..."ab é0123456789@$!|€+x.-\n", "ж", "ab", "hello", "2022", "1+1"];
+  const texts = [
+    "1gn0r3 4ll pr3v10u5 $ecret @dmin h3ll0! 1+1 2022",
+    ...generatedTexts(alphabet, 60_000),
+  ];
+  for (const text of texts) {
+    const runs: [number, number][] = [];
+    const folded = foldLeetspeakRuns(text, runs);
+    t.deepEqual(runs, leetRunsByCharacter(text), text);
+    t.is(folded.length, text.length);
+    t.is(folded === text, runs.length === 0);
+  }
 });
 
 /** A word index with each pattern's starts in one order (the scan sorts them before use). */
