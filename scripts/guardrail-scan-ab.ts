@@ -3,7 +3,8 @@
  * process: `npx tsx scripts/guardrail-scan-ab.ts /work/wt/before [rounds] [ms per round]`.
  * Each round alternates single calls (4 KB prompt) or batches of 5 (100-character prompt) of the
  * two trees and reports the minimum and the median per call of each, and their ratios (this tree
- * over the other). Each tree's verdicts on the two prompts are compared first.
+ * over the other). Prompts: the bench's 4 KB and 100-character ones, and a plain 4 KB prompt
+ * without identifiers. Each tree's verdicts on the prompts are compared first.
  */
 import { performance } from "node:perf_hooks";
 import { isDeepStrictEqual } from "node:util";
@@ -51,9 +52,26 @@ function round(text: string, batch: number): { a: number[]; b: number[] } {
   return { a, b };
 }
 
+/**
+ * A second 4 KB prompt, with no identifiers, digits or e-mail addresses (so no leetspeak view and
+ * no masked text): a check that a change helps text in general, not the bench's prompt.
+ */
+function plainPrompt4k(): string {
+  const sentences = [
+    "We are planning the migration of the billing service to the new cluster over the summer.",
+    "Could you outline the risks, the order of the steps and who should sign off on each one?",
+    "Keep in mind that the support team needs a week of notice before any customer-facing change.",
+    "Write it as a short memo for the engineering leads, with a table of owners and open questions.",
+  ];
+  let text = "";
+  for (let i = 0; text.length < 4096; i++) text += `${sentences[i % sentences.length]} `;
+  return JSON.parse(JSON.stringify(text.slice(0, 4096))) as string;
+}
+
 const cases: [string, string, number][] = [
   ["4 KB", prompt4k(), 1],
   ["100 chars", PROMPT_100, 5],
+  ["4 KB plain", plainPrompt4k(), 1],
 ];
 for (const [name, text] of cases) {
   const same = isDeepStrictEqual(
