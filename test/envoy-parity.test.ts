@@ -7,6 +7,7 @@ import {
   type Behaviour,
   type FakeUpstream,
 } from "./fakes/fake-openai-upstream.js";
+import { errorCodeOf, generatedContentOf } from "./support/answer-body.js";
 import { customerKey, deployModel } from "./support/inference-fixture.js";
 import { call, startTestApp, type RunningApp } from "./support/test-app.js";
 
@@ -121,37 +122,6 @@ function keyOf(c: Case): string {
   return typeof c.key === "function" ? c.key() : (c.key ?? proKey);
 }
 
-function codeOf(text: string): string | undefined {
-  try {
-    return (JSON.parse(text) as { error?: { code?: string } }).error?.code;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The generated text of a JSON completion or an SSE stream (ids differ per request). */
-function contentOf(text: string): string {
-  if (text.includes("data: ")) {
-    return text
-      .split("\n\n")
-      .filter((e) => e.startsWith("data: {"))
-      .map((e) => {
-        const chunk = JSON.parse(e.slice(6)) as { choices?: { delta?: { content?: string } }[] };
-        return chunk.choices?.[0]?.delta?.content ?? "";
-      })
-      .join("");
-  }
-  try {
-    const json = JSON.parse(text) as {
-      choices?: { message?: { content?: string } }[];
-      data?: unknown[];
-    };
-    return json.choices?.[0]?.message?.content ?? `data:${json.data?.length ?? "-"}`;
-  } catch {
-    return "";
-  }
-}
-
 async function viaRest(c: Case, requestId: string): Promise<Seen> {
   const key = keyOf(c);
   const headers: Record<string, string> = {
@@ -168,9 +138,9 @@ async function viaRest(c: Case, requestId: string): Promise<Seen> {
   const text = await res.text();
   return {
     status: res.status,
-    code: codeOf(text),
+    code: errorCodeOf(text),
     requestIdHeader: res.headers.get("x-request-id") ?? undefined,
-    content: res.status === 200 ? contentOf(text) : "",
+    content: res.status === 200 ? generatedContentOf(text) : "",
   };
 }
 
@@ -190,9 +160,9 @@ async function viaEnvoy(c: Case, requestId: string): Promise<Seen> {
   });
   return {
     status: exchange.status,
-    code: codeOf(exchange.body),
+    code: errorCodeOf(exchange.body),
     requestIdHeader: headerValue(exchange.headers, "x-request-id"),
-    content: exchange.status === 200 ? contentOf(exchange.body) : "",
+    content: exchange.status === 200 ? generatedContentOf(exchange.body) : "",
   };
 }
 
@@ -294,7 +264,7 @@ async function fetchHeaders(c: Case, requestId: string, transport: "rest" | "env
   }
   return {
     status,
-    code: codeOf(text),
+    code: errorCodeOf(text),
     retryAfter: get("retry-after") !== undefined,
     limitHeaders: ["x-ratelimit-limit-requests", "x-ratelimit-remaining-requests"].map(
       (h) => get(h) !== undefined,
