@@ -9,6 +9,7 @@ import {
   type PgliteWorkerData,
   type SerializedDbError,
 } from "./pglite-protocol.js";
+import { startMemoryLog } from "./pglite-memory-log.js";
 
 /**
  * The thread that owns the embedded database. PGlite's WebAssembly Postgres runs here, so its work
@@ -38,6 +39,9 @@ const db = await PGlite.create(dataDir === undefined ? undefined : `file://${dat
   extensions: withVector ? { vector } : {},
   startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${SHARED_BUFFERS}`],
 });
+
+const memoryLogSecs = Number(process.env.PGLITE_MEMORY_LOG_SECS ?? 0);
+if (memoryLogSecs > 0) startMemoryLog(db, memoryLogSecs);
 
 interface OpenTransaction {
   tx: Transaction;
