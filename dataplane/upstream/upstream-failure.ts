@@ -149,6 +149,10 @@ function readStream(body: Readable, max: number): Promise<string> {
       );
     });
     body.once("error", fail);
-    body.once("close", () => fail(new Error("the response ended before it was complete")));
+    // "close" follows "end" on every answer: the Error (a stack trace to capture) only when it
+    // came first.
+    body.once("close", () => {
+      if (!settled) fail(new Error("the response ended before it was complete"));
+    });
   });
 }

@@ -11,6 +11,7 @@ import {
   usageFromUpstream,
 } from "../../upstream/usage.js";
 import { failCall } from "../http/compat/call-lifecycle.js";
+import { guardrailTurn } from "../../core/turn-batch.js";
 import { SseRelay } from "../../upstream/sse-relay.js";
 import { relayedUpstreamError } from "../../upstream/upstream-failure.js";
 
@@ -75,7 +76,8 @@ export class ResponseRelay {
   }
 
   private async sseChunk(sse: SseRelay, body: Buffer, end: boolean): Promise<ChunkAnswer> {
-    let text = sse.push(body);
+    // Filtered with the other streams' chunks of this turn (core/turn-batch.ts).
+    let text = await guardrailTurn.run(() => sse.push(body));
     if (!sse.stopped && end) text += sse.end();
     const stop = sse.refused ?? sse.broken;
     if (stop) {

@@ -2,6 +2,7 @@ import { GatewayError } from "../../core/errors.js";
 import { classificationRank, type ClassificationLevel } from "../../core/identity.js";
 import type { InferenceCall } from "../../core/inference-call.js";
 import type { PipelineStage } from "../../core/pipeline.js";
+import { guardrailTurn, type TurnBatch } from "../../core/turn-batch.js";
 import { createPlaceholderMap, restorePlaceholders, type PlaceholderMap } from "../pii/redact.js";
 import { evaluateInput, evaluateOutput, type GuardrailEvaluation } from "../policy/evaluate.js";
 import type { GuardConfig, GuardConfigService } from "./guard-config.js";
@@ -36,15 +37,18 @@ export function guardStages(
 ): { request: PipelineStage; response: PipelineStage } {
   // What the request guard leaves for the response guard of the same call.
   const states = new WeakMap<InferenceCall, CallGuardState>();
+  // The scans of every call that arrived in one event-loop turn run back to back (turn-batch.ts).
+  const scans = guardrailTurn;
   return {
-    request: requestGuardStage(service, states, models),
-    response: responseGuardStage(states),
+    request: requestGuardStage(service, states, scans, models),
+    response: responseGuardStage(states, scans),
   };
 }
 
 function requestGuardStage(
   service: GuardConfigService,
   states: WeakMap<InferenceCall, CallGuardState>,
+  scans: TurnBatch,
   models?: ModelCheckDeps,
 ): PipelineStage {
   return {
@@ -53,17 +57,10 @@ function requestGuardStage(
       const config = await service.forCall(call.caller.customer.id, call.caller.key.id);
       const placeholders = createPlaceholderMap();
       states.set(call, { config, placeholders });
-      let detected: ClassificationLevel = "public";
-      // Texts are read from the body as it came; only a redaction copies it (copy on write).
-      const rewritten = new Map<number, string>();
-      requestTexts(call.body).forEach((slot, i) => {
-        const e = evaluateInput(config.policy, config.rules, slot.text, { placeholders });
-        call.verdicts.push(...e.verdicts);
-        detected = higher(detected, e.detectedClassification);
-        refuse(e);
-        if (e.decision.kind === "redact") rewritten.set(i, e.decision.text);
-      });
-      if (rewritten.size > 0) call.body = withTexts(call.body, requestTexts, rewritten);
+      // With every detector off, the scan is a few checks: not worth a turn's wait.
+      const detected = scansInput(config)
+        ? await scans.run(() => guardRequestTexts(call, config, placeholders))
+        : guardRequestTexts(call, config, placeholders);
       // Classifier models see the request as the model will (after redaction).
       if (models && config.policy.model_checks.length > 0) {
         const texts = requestTexts(call.body).map((s) => s.text);
@@ -87,27 +84,17 @@ function requestGuardStage(
  * is still caught. With restore_in_response,
  * placeholders from the request are put back after the output was scanned.
  */
-function responseGuardStage(states: WeakMap<InferenceCall, CallGuardState>): PipelineStage {
+function responseGuardStage(
+  states: WeakMap<InferenceCall, CallGuardState>,
+  scans: TurnBatch,
+): PipelineStage {
   return {
     name: "guard_response",
     async transformResponse(call, body) {
       const state = states.get(call);
       if (!state) return body;
-      const rewritten = new Map<number, string>();
-      responseTexts(body).forEach((slot, i) => {
-        const e = evaluateOutput(state.config.policy, state.config.rules, slot.text, {
-          placeholders: state.placeholders,
-        });
-        call.verdicts.push(...e.verdicts);
-        refuse(e);
-        let text = e.decision.kind === "redact" ? e.decision.text : slot.text;
-        if (state.config.policy.pii.restore_in_response)
-          text = restorePlaceholders(text, state.placeholders);
-        if (text !== slot.text) rewritten.set(i, text);
-      });
-      // The upstream's body is returned as it is unless a text changed (copy on write).
-      const out = rewritten.size > 0 ? withTexts(body, responseTexts, rewritten) : body;
-      return guardWords(call, state, out);
+      if (!checksOutput(state.config)) return guardResponseTexts(call, state, body);
+      return scans.run(() => guardResponseTexts(call, state, body));
     },
     openStreamFilter(call, part) {
       const state = states.get(call);
@@ -116,6 +103,52 @@ function responseGuardStage(states: WeakMap<InferenceCall, CallGuardState>): Pip
       return streamGuard(call, state.config, state.placeholders, part);
     },
   };
+}
+
+/**
+ * Every text of the request through the policy and rules: a block throws, redactions rewrite a
+ * copy of the body (the original stays for digests). Returns the highest classification detected.
+ */
+function guardRequestTexts(
+  call: InferenceCall,
+  config: GuardConfig,
+  placeholders: PlaceholderMap,
+): ClassificationLevel {
+  let detected: ClassificationLevel = "public";
+  // Texts are read from the body as it came; only a redaction copies it (copy on write).
+  const rewritten = new Map<number, string>();
+  requestTexts(call.body).forEach((slot, i) => {
+    const e = evaluateInput(config.policy, config.rules, slot.text, { placeholders });
+    call.verdicts.push(...e.verdicts);
+    detected = higher(detected, e.detectedClassification);
+    refuse(e);
+    if (e.decision.kind === "redact") rewritten.set(i, e.decision.text);
+  });
+  if (rewritten.size > 0) call.body = withTexts(call.body, requestTexts, rewritten);
+  return detected;
+}
+
+/** Every text of a whole (not streamed) answer through the output policy; the body to send. */
+function guardResponseTexts(
+  call: InferenceCall,
+  state: CallGuardState,
+  body: Record<string, unknown>,
+): Record<string, unknown> {
+  const rewritten = new Map<number, string>();
+  responseTexts(body).forEach((slot, i) => {
+    const e = evaluateOutput(state.config.policy, state.config.rules, slot.text, {
+      placeholders: state.placeholders,
+    });
+    call.verdicts.push(...e.verdicts);
+    refuse(e);
+    let text = e.decision.kind === "redact" ? e.decision.text : slot.text;
+    if (state.config.policy.pii.restore_in_response)
+      text = restorePlaceholders(text, state.placeholders);
+    if (text !== slot.text) rewritten.set(i, text);
+  });
+  // The upstream's body is returned as it is unless a text changed (copy on write).
+  const out = rewritten.size > 0 ? withTexts(body, responseTexts, rewritten) : body;
+  return guardWords(call, state, out);
 }
 
 /** A verbose_json transcription's words[], guarded as one text (transcription-words.ts). */
@@ -156,6 +189,15 @@ function withTexts(
     if (text !== undefined) slot.set(text);
   });
   return copy;
+}
+
+function scansInput({ policy, rules }: GuardConfig): boolean {
+  return (
+    policy.pii.enabled ||
+    policy.injection.enabled ||
+    policy.safety.enabled ||
+    rules.some((r) => r.appliesTo("input"))
+  );
 }
 
 function checksOutput({ policy, rules }: GuardConfig): boolean {

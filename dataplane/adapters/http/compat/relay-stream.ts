@@ -8,6 +8,7 @@ import { formatSseEvent } from "../../../upstream/sse-parser.js";
 import { SseRelay } from "../../../upstream/sse-relay.js";
 import { countTextTokens, estimatedUsage, promptText } from "../../../upstream/usage.js";
 import type { RouteResult } from "../route-table.js";
+import { guardrailTurn } from "../../../core/turn-batch.js";
 import { relayCachedStream } from "./relay-cached.js";
 import {
   readUpstreamBody,
@@ -127,7 +128,8 @@ export async function relayStream(
     }
     try {
       for await (const chunk of forwarded.response.body) {
-        await write(relay.push(chunk as Uint8Array));
+        // Filtered with the other streams' chunks of this turn (core/turn-batch.ts).
+        await write(await guardrailTurn.run(() => relay.push(chunk as Uint8Array)));
         if (relay.stopped) break;
       }
     } catch (err) {
