@@ -26,6 +26,13 @@ function workerUrl(): URL {
  */
 const WORKER_YOUNG_GENERATION_MB = 12;
 
+export interface PgliteOptions {
+  /** Load the pgvector extension (default true). */
+  vector?: boolean;
+  /** Diagnostic: log the worker's memory every this many seconds (config PGLITE_MEMORY_LOG_SECS). */
+  memoryLogSecs?: number;
+}
+
 function toError(error: SerializedDbError): Error {
   return Object.assign(new Error(error.message), error.fields);
 }
@@ -45,7 +52,7 @@ function toError(error: SerializedDbError): Error {
  */
 export async function openPglite(
   dataDir: string | undefined,
-  options: { vector?: boolean } = {},
+  options: PgliteOptions = {},
 ): Promise<Database> {
   if (dataDir !== undefined && !existsSync(path.join(dataDir, "PG_VERSION"))) {
     await (await startWorker(dataDir, options)).close();
@@ -53,13 +60,16 @@ export async function openPglite(
   return startWorker(dataDir, options);
 }
 
-async function startWorker(
-  dataDir: string | undefined,
-  options: { vector?: boolean },
-): Promise<Database> {
+async function startWorker(dataDir: string | undefined, options: PgliteOptions): Promise<Database> {
   const worker = startWorkerWithYoungGeneration(
     workerUrl(),
-    { workerData: { dataDir, vector: options.vector !== false } satisfies PgliteWorkerData },
+    {
+      workerData: {
+        dataDir,
+        vector: options.vector !== false,
+        memoryLogSecs: options.memoryLogSecs ?? 0,
+      } satisfies PgliteWorkerData,
+    },
     WORKER_YOUNG_GENERATION_MB,
   );
   const pending = new Map<

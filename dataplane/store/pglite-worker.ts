@@ -18,7 +18,7 @@ import { startMemoryLog } from "./pglite-memory-log.js";
  */
 const port = parentPort;
 if (!port) throw new Error("pglite-worker must run as a worker thread");
-const { dataDir, vector: withVector } = workerData as PgliteWorkerData;
+const { dataDir, vector: withVector, memoryLogSecs } = workerData as PgliteWorkerData;
 
 const parsers = {
   [types.INT8]: (v: string) => Number(v),
@@ -40,7 +40,6 @@ const db = await PGlite.create(dataDir === undefined ? undefined : `file://${dat
   startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${SHARED_BUFFERS}`],
 });
 
-const memoryLogSecs = Number(process.env.PGLITE_MEMORY_LOG_SECS ?? 0);
 if (memoryLogSecs > 0) startMemoryLog(db, memoryLogSecs);
 
 interface OpenTransaction {

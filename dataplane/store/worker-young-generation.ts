@@ -9,7 +9,7 @@ import { Worker, type WorkerOptions } from "node:worker_threads";
  * resident (docs/benchmarks.md, "Issue 13, third pass: the embedded store's memory").
  *
  * startWorkerWithYoungGeneration unsets the flag while the worker's isolate is made (its heap is
- * sized then, from `resourceLimits`) and puts the process's value back as soon as the worker runs
+ * sized then, from `resourceLimits`) and puts the command line's value back as soon as the worker runs
  * JavaScript. The main thread's heap was sized at start-up and does not read the flag again.
  */
 export function startWorkerWithYoungGeneration(
@@ -17,10 +17,9 @@ export function startWorkerWithYoungGeneration(
   options: WorkerOptions,
   youngGenerationMb: number,
 ): Worker {
-  const processValue = semiSpaceFlag([
-    ...(process.env.NODE_OPTIONS ?? "").split(/\s+/),
-    ...process.execArgv,
-  ]);
+  // Read from the command line only (npm start and the image put it there). Given in NODE_OPTIONS
+  // instead, it is not seen, and the worker gets the flag's young generation as before.
+  const processValue = semiSpaceFlag(process.execArgv);
   if (processValue === undefined) {
     return new Worker(url, { ...options, resourceLimits: limits(options, youngGenerationMb) });
   }
