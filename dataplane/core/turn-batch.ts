@@ -3,8 +3,8 @@
  *
  * Under load, the HTTP server reads several requests (and undici several answers) in one poll
  * phase. Run one by one, each guardrail scan starts with its code and tables evicted from the CPU's
- * caches by the rest of its request's work: a 50-character prompt's scan costs several times more
- * cold than warm (docs/benchmarks.md, "Issue 13, third pass"). Queued here instead, the scans of
+ * caches by the rest of its request's work: a 50-character prompt's scan costs about twice as much
+ * cold as warm (docs/benchmarks.md, "Issue 13, third pass"). Queued here instead, the scans of
  * every call that arrived in the same turn run together in the turn's check phase (setImmediate),
  * the first one warming the caches for the rest. Alone (concurrency 1), a call waits only for the
  * rest of its own turn's poll phase.

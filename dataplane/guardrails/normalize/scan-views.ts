@@ -5,6 +5,7 @@
  */
 import { foldText, originalSpan, type FoldedText } from "./fold-characters.js";
 import { foldLeetspeak, foldLeetspeakRuns, joinSpelledOut } from "./leetspeak.js";
+import { INDEX_BASE, type IndexBase } from "./word-anchors.js";
 import { decodePayloads, MAX_PAYLOAD_CHARS, type PayloadEncoding } from "./decode-payloads.js";
 
 export type ViewKind = "folded" | "leetspeak" | "spelled_out" | "unicode_tags" | PayloadEncoding;
@@ -35,9 +36,15 @@ const LEET_WINDOW = 160;
 
 /**
  * The leetspeak view holds only windows around the characters leetspeak folding changed (joined by
- * newlines), so ordinary text with a stray "1st" or "mp3" costs little to rescan.
+ * newlines), so ordinary text with a stray "1st" or "mp3" costs little to rescan. Its word index is
+ * derived from the folded view's (see IndexBase in word-anchors.ts).
  */
-function leetWindows(folded: FoldedText, leet: string, changed: [number, number][]): ScanView {
+function leetWindows(
+  folded: FoldedText,
+  foldedView: ScanView,
+  leet: string,
+  changed: [number, number][],
+): ScanView {
   const ranges: [number, number][] = [];
   for (const [first, end] of changed) {
     // The union of the windows around every changed character of the run.
@@ -52,6 +59,9 @@ function leetWindows(folded: FoldedText, leet: string, changed: [number, number]
   const origin = new Int32Array(Math.max(1, size - 1));
   let text = "";
   let at = 0;
+  // Where the view equals the folded text: each window minus the runs leetspeak changed.
+  const stretches: number[] = [];
+  let run = 0;
   for (const [from, to] of ranges) {
     if (text.length > 0) {
       text += "\n";
@@ -59,10 +69,23 @@ function leetWindows(folded: FoldedText, leet: string, changed: [number, number]
     }
     text += leet.slice(from, to);
     origin.set(folded.origin.subarray(from, to), at);
+    let same = from;
+    for (; run < changed.length && changed[run]![0] < to; run++) {
+      const [first, end] = changed[run]!;
+      if (first > same) stretches.push(at + same - from, same, first - same);
+      same = end;
+    }
+    if (to > same) stretches.push(at + same - from, same, to - same);
     at += to - from;
   }
   origin[at] = folded.inputLength;
-  return viewOf("leetspeak", { text, origin, inputLength: folded.inputLength });
+  const view = viewOf("leetspeak", { text, origin, inputLength: folded.inputLength });
+  const base: IndexBase = {
+    text: folded.text,
+    owner: foldedView,
+    stretches: Int32Array.from(stretches),
+  };
+  return Object.assign(view, { [INDEX_BASE]: base });
 }
 
 /**
@@ -140,7 +163,7 @@ export function buildScanViews(input: string): ScanView[] {
   const leet = foldLeetspeakRuns(folded.text, changed);
   const views: ScanView[] = [{ ...viewOf("folded", folded), modelText: leet, folding: folded }];
   if (folded.words !== undefined) (views[0] as Counted)[WORD_COUNT] = folded.words;
-  if (changed.length > 0) views.push(leetWindows(folded, leet, changed));
+  if (changed.length > 0) views.push(leetWindows(folded, views[0]!, leet, changed));
   const spelled = joinSpelledOut(folded);
   if (spelled !== undefined) views.push(viewOf("spelled_out", spelled));
   const hidden = hiddenTagText(input.slice(0, MAX_SCAN_CHARS));

@@ -18,25 +18,29 @@ const normalise = (phrase: string): string =>
     .replace(/[.:]+$/u, "")
     .replace(/\s+/g, " ");
 
-const keywordSets = new WeakMap<
-  readonly string[],
-  { phrases: Map<string, string>; longest: number }
->();
-
-function keywordSet(keywords: readonly string[]): {
+interface KeywordSet {
   phrases: Map<string, string>;
   longest: number;
-} {
+  /** The last words of the phrases of several words: only those can end such a phrase. */
+  phraseEnds: Set<string>;
+}
+
+const keywordSets = new WeakMap<readonly string[], KeywordSet>();
+
+function keywordSet(keywords: readonly string[]): KeywordSet {
   let set = keywordSets.get(keywords);
   if (set === undefined) {
     const phrases = new Map<string, string>();
+    const phraseEnds = new Set<string>();
     let longest = 1;
     for (const keyword of keywords) {
       const phrase = normalise(keyword);
       phrases.set(phrase, keyword);
-      longest = Math.max(longest, phrase.split(" ").length);
+      const words = phrase.split(" ");
+      longest = Math.max(longest, words.length);
+      if (words.length > 1) phraseEnds.add(words.at(-1)!);
     }
-    set = { phrases, longest };
+    set = { phrases, longest, phraseEnds };
     keywordSets.set(keywords, set);
   }
   return set;
@@ -53,11 +57,13 @@ export function closestKeywordBefore(
   width: number,
   keywords: readonly string[],
 ): string | undefined {
-  const { phrases, longest } = keywordSet(keywords);
+  const { phrases, longest, phraseEnds } = keywordSet(keywords);
   const words = textBefore(text, start, width).replaceAll("’", "'").match(WORDS) ?? [];
   for (let i = words.length - 1; i >= 0; i--) {
     let phrase = "";
-    for (let n = 1; n <= longest && i - n + 1 >= 0; n++) {
+    // Phrases of several words are built only from a word that ends one.
+    const most = phraseEnds.has(words[i] ?? "") ? longest : 1;
+    for (let n = 1; n <= most && i - n + 1 >= 0; n++) {
       phrase = n === 1 ? (words[i] ?? "") : `${words[i - n + 1] ?? ""} ${phrase}`;
       const keyword = phrases.get(phrase);
       if (keyword !== undefined) return keyword;

@@ -3,11 +3,10 @@ import { isFirstName, isLastName } from "./name-lexicon.js";
 import { COMMON_ENGLISH_WORDS } from "./common-english-words.js";
 import { NOT_NAME_WORDS, ORGANISATION_OR_PLACE_SUFFIXES } from "./not-name-words.js";
 import { isPlaceName } from "./place-names.js";
+import { cuesBefore } from "./name-cues.js";
 import { regexMatches } from "./regex-matches.js";
 
 /** Regexes used per word, compiled once (a literal in a function is a new object per call). */
-const TRAILING_CUE_PUNCTUATION = /[:?,.-]$/;
-const TRAILING_COMMA = /,$/;
 const INITIAL = /^\p{Lu}\.?$/u;
 const LOWER_INITIAL = /^\p{Ll}\.?$/u;
 const SENTENCE_END_BEFORE = /(?:^|[.!?:;"“(\n])\s*$/u;
@@ -56,83 +55,6 @@ const PARTICLES = new Set([
   "ter",
   "ten",
 ]);
-const TITLES = new Set(
-  "mr mrs ms miss mx dr prof sir madam madame mme herr frau sra dott mlle".split(" "),
-);
-/** Cues of one or two words right before a name: "name is", "i'm", "named". */
-const STRONG_CUES = new Set([
-  "name is",
-  "name was",
-  "name:",
-  "name -",
-  "name?",
-  "i'm",
-  "im",
-  "i am",
-  "this is",
-  "call me",
-  "calls me",
-  "named",
-  "called",
-  "signed",
-  "regards",
-  "sincerely",
-  "name's",
-]);
-/** Words that precede people more than things: enough for a name the lexicon does not know. */
-const PERSON_CUES = new Set(
-  (
-    "by asked told said met meet dear hi hello hey thanks ask speak spoke assistant manager partner wife " +
-    "husband son daughter mother father brother sister friend colleague founder founders heard tell early me"
-  ).split(" "),
-);
-/** Words that precede anything: enough only together with the lexicon. */
-const WEAK_CUES = new Set([
-  "with",
-  "to",
-  "from",
-  "under",
-  "for",
-  "and",
-  "or",
-  "saw",
-  ...PERSON_CUES,
-]);
-/**
- * The leading lookbehind changes no match (a match starting right after a letter or apostrophe
- * could start one character earlier, so it is never the leftmost), but spares the engine an attempt
- * in the middle of every word.
- */
-const PREVIOUS_WORDS =
-  /(?<![\p{L}'])([\p{L}']+[:?,.-]?|[:?-])(?:\s+([\p{L}']+[:?,.-]?|[:?-]))?\s+$/u;
-
-interface Cues {
-  strong: boolean;
-  person: boolean;
-  weak: boolean;
-}
-
-/** Looks at the one or two words before `start` (lower-cased, punctuation kept for "name:"). */
-function cuesBefore(text: string, start: number): Cues {
-  const before = text
-    .slice(Math.max(0, start - 24), start)
-    .toLowerCase()
-    .replaceAll("’", "'");
-  const m = PREVIOUS_WORDS.exec(before);
-  if (m === null) return { strong: false, person: false, weak: false };
-  const [, a = "", b] = m;
-  const last = b ?? a;
-  const pair = b === undefined ? last : `${a} ${b}`;
-  const bare = last.replace(TRAILING_CUE_PUNCTUATION, "");
-  const strong =
-    STRONG_CUES.has(pair) ||
-    STRONG_CUES.has(last) ||
-    STRONG_CUES.has(pair.replace(TRAILING_COMMA, "")) ||
-    TITLES.has(bare) ||
-    (b !== undefined && a.endsWith("'s") && bare === "name");
-  return { strong, person: PERSON_CUES.has(bare), weak: WEAK_CUES.has(bare) };
-}
-
 const AFTER_CUES =
   /^(?:['’]s\b|,?\s+(?:said|says|wrote|asked|replied|told|is\s+from|was\s+born|spent|lives|had\s+given|was\s+a|just|so\s+\w+\?)\b|:\s|,\s+(?:can|could|would|will)\s+(?:i|you)\b)/iu;
 const PERSON_VERBS_AFTER =
@@ -146,7 +68,8 @@ interface Sequence {
 
 const plain = (word: string): string =>
   (word.endsWith(".") ? word.slice(0, -1) : word).toLowerCase();
-const isInitial = (word: string): boolean => INITIAL.test(word);
+/** An initial ("J", "J."): at most an astral capital and a full stop, so three code units. */
+const isInitial = (word: string): boolean => word.length <= 3 && INITIAL.test(word);
 
 function isParticleGap(gap: string): boolean {
   if (gap.length < 3 || gap.length > 16) return false;

@@ -2,6 +2,7 @@ import type { PiiDetector, PiiMatch } from "./entities.js";
 import { NOT_NAME_WORDS } from "./not-name-words.js";
 import { isPlaceName } from "./place-names.js";
 import { regexMatches } from "./regex-matches.js";
+import { wordThenNumber } from "./word-then-number.js";
 
 /** Regexes used per match, compiled once (a literal in a function is a new object per call). */
 const BREAKS_LINE_OR_LIST = /[,\n]/;
@@ -62,12 +63,6 @@ const CORE_PATTERNS: readonly RegExp[] = [
   /\b(?:the\s+)?corner\s+of\s+[^.?!\n]{3,60}?\s+and\s+[^.?!\n,]{3,40}?(?=[.?!\n,]|$)/giu,
 ];
 
-// A word and a number ("Søndergade 52"); the word is then checked for a street-type ending. The
-// word is matched greedily up to the space, so there is nothing to backtrack over.
-const WORD_NUMBER = new RegExp(
-  `(?<![\\p{L}\\p{N}])(\\p{L}[${L}]*)\\s+${NUMBER}(?![\\p{L}\\p{N}])`,
-  "gu",
-);
 const STREET_WORD_ENDING = new RegExp(`(?:${WORD_SUFFIXES})$`, "u");
 const PRECEDING_CAP_WORDS = new RegExp(`(?:${CAP_WORD}\\s+){1,2}$`, "u");
 
@@ -164,12 +159,13 @@ function findCores(
       });
     }
   }
-  for (const m of regexMatches(WORD_NUMBER, text)) {
-    if (!STREET_WORD_ENDING.test(m[1] ?? "")) continue;
+  // A word and a number ("Søndergade 52"); the word is then checked for a street-type ending.
+  for (const m of wordThenNumber(text)) {
+    if (!STREET_WORD_ENDING.test(m.word)) continue;
     // Take up to two capitalised words before it: "Brucker Bundesstrasse 31".
     const before =
       PRECEDING_CAP_WORDS.exec(text.slice(Math.max(0, m.index - 40), m.index))?.[0] ?? "";
-    into.push({ start: offset + m.index - before.length, end: offset + m.index + m[0].length });
+    into.push({ start: offset + m.index - before.length, end: offset + m.index + m.match.length });
   }
   for (const m of regexMatches(NUMBER_WORDS_NUMBER, text)) {
     const words = (m[1] ?? "").trim().split(WHITESPACE_RUN);

@@ -1,0 +1,62 @@
+/**
+ * The cue look-up before a name gives what the plain regex calls it replaced gave, on generated
+ * windows of words, punctuation and white space (ASCII and not).
+ */
+import test from "ava";
+import { PREVIOUS_WORDS, previousWords, withoutTrailingCuePunctuation } from "./name-cues.js";
+
+/** A small deterministic generator (mulberry32), so a failure can be reproduced. */
+function randomSource(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let x = Math.imul(a ^ (a >>> 15), 1 | a);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const PIECES = [
+  ..."ab'x:?,.-; \n\t",
+  "name",
+  "is",
+  "mr.",
+  "i'm",
+  "é",
+  "\u0301",
+  "\u00a0",
+  "\u2003",
+  "😀",
+  "1",
+  "  ",
+];
+
+function windows(count: number, seed: number): string[] {
+  const next = randomSource(seed);
+  return Array.from({ length: count }, () => {
+    let s = "";
+    const length = Math.floor(next() * 16);
+    for (let i = 0; i < length; i++) s += PIECES[Math.floor(next() * PIECES.length)];
+    return s;
+  });
+}
+
+test("the words before a name are the plain regex's match, groups included", (t) => {
+  let matched = 0;
+  for (const before of ["my name is ", "said ", "x", "", "  ", ...windows(200_000, 21)]) {
+    const expected = PREVIOUS_WORDS.exec(before);
+    const found = previousWords(before);
+    t.deepEqual(
+      found === null ? null : [...found, found.index],
+      expected === null ? null : [...expected, expected.index],
+      JSON.stringify(before),
+    );
+    if (expected !== null) matched++;
+  }
+  t.true(matched > 20_000);
+});
+
+test("trailing cue punctuation is dropped as the regex replacement dropped it", (t) => {
+  for (const word of ["name:", "name", "", ":", "a?", "b,", "c.", "d-", "e;", "f..", "ж-"])
+    t.is(withoutTrailingCuePunctuation(word), word.replace(/[:?,.-]$/, ""), word);
+});
