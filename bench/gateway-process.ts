@@ -32,6 +32,8 @@ const config = loadConfig({
   EVIDENT_ADMIN_KEY: adminKey,
   DATA_DIR: givenDataDir ?? tempDataDir ?? "",
   ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  // Diagnostic (scripts/memory-probe.ts): the embedded store's worker logs its memory.
+  PGLITE_MEMORY_LOG_SECS: process.env.PGLITE_MEMORY_LOG_SECS ?? "0",
 });
 const stores =
   databaseUrl || givenDataDir

@@ -5,7 +5,8 @@
  * for SECS seconds (default 60); the gateway's RSS and main-thread heap every 5 s. NODE_ARGS adds
  * Node options to the gateway (e.g. "--max-old-space-size=256"); SNAP=30,85 writes heap snapshots
  * at those seconds (the gateway runs with --heapsnapshot-signal=SIGUSR2; the files land in the
- * repository root, Heap.*.heapsnapshot).
+ * repository root, Heap.*.heapsnapshot). PGLITE_MEMORY_LOG_SECS=30 makes the embedded store's worker
+ * print its V8 heap, PGlite's WebAssembly memory and Postgres' memory contexts every 30 s.
  *
  *   SECS=120 npx tsx scripts/memory-probe.ts
  */

@@ -5,9 +5,12 @@ import { parseStartScript, START_SETTINGS } from "../bench/processes/start-scrip
 // The process settings the README's "Memory" documents: npm start, the image and the benchmarks
 // (which read the start script) must start the gateway the same way.
 
-test("npm start caps the young generation and the heap's growth, and shares two malloc arenas", (t) => {
+test("npm start caps the young generation and the heap's growth, shares two malloc arenas and fixes malloc's mmap threshold", (t) => {
   t.deepEqual(START_SETTINGS.nodeFlags, ["--max-semi-space-size=32", "--heap-growing-percent=50"]);
-  t.deepEqual(START_SETTINGS.envDefaults, { MALLOC_ARENA_MAX: "2" });
+  t.deepEqual(START_SETTINGS.envDefaults, {
+    MALLOC_ARENA_MAX: "2",
+    MALLOC_MMAP_THRESHOLD_: "131072",
+  });
 });
 
 test("the data plane image starts node with the start script's flags and environment", async (t) => {

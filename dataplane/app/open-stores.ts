@@ -26,7 +26,9 @@ export async function openStores(config: Config, logger: Logger): Promise<Stores
         connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
         onIdleError: (err) => logger.warn({ err: err.message }, "postgres connection lost"),
       })
-    : await openPglite(path.resolve(config.DATA_DIR, "pgdata"));
+    : await openPglite(path.resolve(config.DATA_DIR, "pgdata"), {
+        memoryLogSecs: config.PGLITE_MEMORY_LOG_SECS,
+      });
   let redis: RedisConnection | undefined;
   let lastRedisError = 0;
   if (config.REDIS_URL) {

@@ -32,6 +32,11 @@ const configSchema = z.object({
   /** How long to wait for a new Postgres connection before failing (raise on busy hosts). */
   DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(5_000),
   DATA_DIR: z.string().min(1).default("./.evident"),
+  /**
+   * Diagnostic: every this many seconds the embedded store's worker prints its V8 heap, PGlite's
+   * WebAssembly memory and Postgres' memory contexts to stderr (pglite-memory-log.ts). 0: off.
+   */
+  PGLITE_MEMORY_LOG_SECS: z.coerce.number().int().min(0).default(0),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")

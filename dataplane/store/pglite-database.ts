@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { Worker } from "node:worker_threads";
 import type { Database, Queryable, SqlParam } from "./database.js";
 import type {
   PgliteReply,
@@ -8,6 +7,7 @@ import type {
   PgliteWorkerData,
   SerializedDbError,
 } from "./pglite-protocol.js";
+import { startWorkerWithYoungGeneration } from "./worker-young-generation.js";
 
 /** Distributes Omit over the request union, so each variant keeps its own fields. */
 type Unsent<T> = T extends unknown ? Omit<T, "id"> : never;
@@ -16,6 +16,21 @@ type Unsent<T> = T extends unknown ? Omit<T, "id"> : never;
 function workerUrl(): URL {
   const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
   return new URL(`./pglite-worker${ext}`, import.meta.url);
+}
+
+/**
+ * The worker's young generation (2 x 4 MiB semi-spaces): what it allocates per query (messages,
+ * PGlite's wire buffers, result rows) dies young, and PGlite's own data lives in its WebAssembly
+ * memory. Left to the process's --max-semi-space-size=32 it kept 64 MiB resident for about 20 MiB
+ * of live heap (docs/benchmarks.md, "Issue 13, third pass: the embedded store's memory").
+ */
+const WORKER_YOUNG_GENERATION_MB = 12;
+
+export interface PgliteOptions {
+  /** Load the pgvector extension (default true). */
+  vector?: boolean;
+  /** Diagnostic: log the worker's memory every this many seconds (config PGLITE_MEMORY_LOG_SECS). */
+  memoryLogSecs?: number;
 }
 
 function toError(error: SerializedDbError): Error {
@@ -37,7 +52,7 @@ function toError(error: SerializedDbError): Error {
  */
 export async function openPglite(
   dataDir: string | undefined,
-  options: { vector?: boolean } = {},
+  options: PgliteOptions = {},
 ): Promise<Database> {
   if (dataDir !== undefined && !existsSync(path.join(dataDir, "PG_VERSION"))) {
     await (await startWorker(dataDir, options)).close();
@@ -45,13 +60,18 @@ export async function openPglite(
   return startWorker(dataDir, options);
 }
 
-async function startWorker(
-  dataDir: string | undefined,
-  options: { vector?: boolean },
-): Promise<Database> {
-  const worker = new Worker(workerUrl(), {
-    workerData: { dataDir, vector: options.vector !== false } satisfies PgliteWorkerData,
-  });
+async function startWorker(dataDir: string | undefined, options: PgliteOptions): Promise<Database> {
+  const worker = startWorkerWithYoungGeneration(
+    workerUrl(),
+    {
+      workerData: {
+        dataDir,
+        vector: options.vector !== false,
+        memoryLogSecs: options.memoryLogSecs ?? 0,
+      } satisfies PgliteWorkerData,
+    },
+    WORKER_YOUNG_GENERATION_MB,
+  );
   const pending = new Map<
     number,
     { resolve: (r: PgliteReply) => void; reject: (e: Error) => void }

@@ -23,6 +23,8 @@ export interface PgliteWorkerData {
   dataDir: string | undefined;
   /** Load the pgvector extension (loadable with CREATE EXTENSION vector). */
   vector: boolean;
+  /** Print the worker's memory to stderr every this many seconds; 0: never. */
+  memoryLogSecs: number;
 }
 
 /** Field names of a Postgres error that callers may read (pg's DatabaseError has the same). */

@@ -9,6 +9,7 @@ import {
   type PgliteWorkerData,
   type SerializedDbError,
 } from "./pglite-protocol.js";
+import { startMemoryLog } from "./pglite-memory-log.js";
 
 /**
  * The thread that owns the embedded database. PGlite's WebAssembly Postgres runs here, so its work
@@ -17,7 +18,7 @@ import {
  */
 const port = parentPort;
 if (!port) throw new Error("pglite-worker must run as a worker thread");
-const { dataDir, vector: withVector } = workerData as PgliteWorkerData;
+const { dataDir, vector: withVector, memoryLogSecs } = workerData as PgliteWorkerData;
 
 const parsers = {
   [types.INT8]: (v: string) => Number(v),
@@ -38,6 +39,8 @@ const db = await PGlite.create(dataDir === undefined ? undefined : `file://${dat
   extensions: withVector ? { vector } : {},
   startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${SHARED_BUFFERS}`],
 });
+
+if (memoryLogSecs > 0) startMemoryLog(db, memoryLogSecs);
 
 interface OpenTransaction {
   tx: Transaction;
