@@ -1,55 +1,20 @@
 import test from "ava";
-import { startFakeUpstream, type FakeUpstream } from "./fakes/fake-openai-upstream.js";
+import type { FakeUpstream } from "./fakes/fake-openai-upstream.js";
 import { customerKey, deployModel } from "./support/inference-fixture.js";
-import { call, errorOf, startTestApp, type RunningApp } from "./support/test-app.js";
+import { eventually, useRoutingGateway } from "./support/routing-gateway.js";
+import { call, errorOf } from "./support/test-app.js";
 
-let gw: RunningApp;
-let upA: FakeUpstream;
-let upB: FakeUpstream;
-
-test.before(async () => {
-  gw = await startTestApp();
-  upA = await startFakeUpstream();
-  upB = await startFakeUpstream();
-});
-
-test.after.always(async () => {
-  await gw?.close();
-  await upA?.close();
-  await upB?.close();
-});
-
-const chat = (key: string, model: string, headers: Record<string, string> = {}) =>
-  call(
-    gw.url,
-    "POST",
-    "/v1/chat/completions",
-    key,
-    { model, messages: [{ role: "user", content: "hi" }] },
-    headers,
-  );
+const rig = useRoutingGateway(test);
 
 /** Model names the fake upstream `up` received since `from`. */
 const received = (up: FakeUpstream, from: number) =>
   up.requests.slice(from).map((r) => (r.body as { model?: string }).model);
 
-async function eventually<T>(get: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  let last = await get();
-  for (const deadline = Date.now() + 30_000; !ok(last) && Date.now() < deadline;) {
-    await new Promise((r) => setTimeout(r, 25));
-    last = await get();
-  }
-  return last;
-}
-
-const route = (body: Record<string, unknown>, key = gw.adminKey) =>
-  call(gw.url, "POST", "/api/v1/routes", key, body);
-
 test.serial("weighted 100/0 sends every call to the weight-100 model", async (t) => {
-  await deployModel(gw.url, gw.adminKey, { name: "w-heavy" }, upA.url);
-  await deployModel(gw.url, gw.adminKey, { name: "w-never" }, upB.url);
-  const key = await customerKey(gw.url, gw.adminKey, "free");
-  const created = await route(
+  await deployModel(rig.gw.url, rig.gw.adminKey, { name: "w-heavy" }, rig.upA.url);
+  await deployModel(rig.gw.url, rig.gw.adminKey, { name: "w-never" }, rig.upB.url);
+  const key = await customerKey(rig.gw.url, rig.gw.adminKey, "free");
+  const created = await rig.route(
     {
       match: { model: "w-alias" },
       strategy: "weighted",
@@ -62,19 +27,19 @@ test.serial("weighted 100/0 sends every call to the weight-100 model", async (t)
     key,
   );
   t.is(created.status, 201);
-  const [a, b] = [upA.requests.length, upB.requests.length];
+  const [a, b] = [rig.upA.requests.length, rig.upB.requests.length];
   for (let i = 0; i < 10; i++) {
-    const res = await chat(key, "w-alias");
+    const res = await rig.chat(key, "w-alias");
     t.is(res.status, 200);
   }
-  t.deepEqual(received(upA, a), Array(10).fill("w-heavy"));
-  t.deepEqual(received(upB, b), []);
+  t.deepEqual(received(rig.upA, a), Array(10).fill("w-heavy"));
+  t.deepEqual(received(rig.upB, b), []);
 });
 
 test.serial("evaluate is a dry run: the decision, no upstream call", async (t) => {
-  await deployModel(gw.url, gw.adminKey, { name: "e-target", version: "3" }, upA.url);
-  const key = await customerKey(gw.url, gw.adminKey, "free");
-  const created = await route(
+  await deployModel(rig.gw.url, rig.gw.adminKey, { name: "e-target", version: "3" }, rig.upA.url);
+  const key = await customerKey(rig.gw.url, rig.gw.adminKey, "free");
+  const created = await rig.route(
     {
       match: { model: "e-alias" },
       strategy: "fallback",
@@ -83,8 +48,8 @@ test.serial("evaluate is a dry run: the decision, no upstream call", async (t) =
     },
     key,
   );
-  const [a, b] = [upA.requests.length, upB.requests.length];
-  const res = await call(gw.url, "POST", "/api/v1/routes/evaluate", key, { model: "e-alias" });
+  const [a, b] = [rig.upA.requests.length, rig.upB.requests.length];
+  const res = await call(rig.gw.url, "POST", "/api/v1/routes/evaluate", key, { model: "e-alias" });
   t.is(res.status, 200, JSON.stringify(res.json));
   t.like(res.json, {
     object: "routing_decision",
@@ -95,27 +60,32 @@ test.serial("evaluate is a dry run: the decision, no upstream call", async (t) =
     model_version: "3",
   });
   t.is((res.json.targets as unknown[]).length, 1);
-  t.is(upA.requests.length, a);
-  t.is(upB.requests.length, b);
+  t.is(rig.upA.requests.length, a);
+  t.is(rig.upB.requests.length, b);
   // Without a matching route the requested name resolves as usual.
-  const plain = await call(gw.url, "POST", "/api/v1/routes/evaluate", key, { model: "e-target" });
+  const plain = await call(rig.gw.url, "POST", "/api/v1/routes/evaluate", key, {
+    model: "e-target",
+  });
   t.like(plain.json, { route_id: null, model: "e-target" });
-  const unknown = await call(gw.url, "POST", "/api/v1/routes/evaluate", key, { model: "nope" });
+  const unknown = await call(rig.gw.url, "POST", "/api/v1/routes/evaluate", key, { model: "nope" });
   t.is(unknown.status, 404);
-  const extra = await call(gw.url, "POST", "/api/v1/routes/evaluate", key, { model: "x", n: 1 });
+  const extra = await call(rig.gw.url, "POST", "/api/v1/routes/evaluate", key, {
+    model: "x",
+    n: 1,
+  });
   t.is(extra.status, 422);
 });
 
 test.serial("fallback skips a target with no running deployment", async (t) => {
-  const registered = await call(gw.url, "POST", "/api/v1/models", gw.adminKey, {
+  const registered = await call(rig.gw.url, "POST", "/api/v1/models", rig.gw.adminKey, {
     name: "f-undeployed",
     version: "1",
   });
   t.is(registered.status, 201);
-  await deployModel(gw.url, gw.adminKey, { name: "f-second" }, upB.url);
-  await deployModel(gw.url, gw.adminKey, { name: "f-third" }, upA.url);
-  const key = await customerKey(gw.url, gw.adminKey, "free");
-  await route(
+  await deployModel(rig.gw.url, rig.gw.adminKey, { name: "f-second" }, rig.upB.url);
+  await deployModel(rig.gw.url, rig.gw.adminKey, { name: "f-third" }, rig.upA.url);
+  const key = await customerKey(rig.gw.url, rig.gw.adminKey, "free");
+  await rig.route(
     {
       match: { model: "f-alias" },
       strategy: "fallback",
@@ -129,20 +99,20 @@ test.serial("fallback skips a target with no running deployment", async (t) => {
     },
     key,
   );
-  const [a, b] = [upA.requests.length, upB.requests.length];
-  const res = await chat(key, "f-alias");
+  const [a, b] = [rig.upA.requests.length, rig.upB.requests.length];
+  const res = await rig.chat(key, "f-alias");
   t.is(res.status, 200);
-  t.deepEqual(received(upB, b), ["f-second"]);
-  t.deepEqual(received(upA, a), []);
+  t.deepEqual(received(rig.upB, b), ["f-second"]);
+  t.deepEqual(received(rig.upA, a), []);
   // When the first routable target's backend fails, the next target takes the call.
-  upB.script.next({ status: 503 });
-  const failedOver = await chat(key, "f-alias");
+  rig.upB.script.next({ status: 503 });
+  const failedOver = await rig.chat(key, "f-alias");
   t.is(failedOver.status, 200);
-  t.deepEqual(received(upA, a), ["f-third"]);
+  t.deepEqual(received(rig.upA, a), ["f-third"]);
   // The audit record accounts the failed-over call to the model that served it.
   const records = await eventually(
     async () =>
-      (await call(gw.url, "GET", "/api/v1/audit/records?kind=inference", key)).json.data as {
+      (await call(rig.gw.url, "GET", "/api/v1/audit/records?kind=inference", key)).json.data as {
         model: string;
         route: Record<string, unknown>;
       }[],
@@ -157,19 +127,19 @@ test.serial(
   "cheapest picks the lower-priced model; the audit record names the route",
   async (t) => {
     await deployModel(
-      gw.url,
-      gw.adminKey,
+      rig.gw.url,
+      rig.gw.adminKey,
       { name: "c-pricey", pricing: { input_per_1k: 0.03, output_per_1k: 0.06 } },
-      upA.url,
+      rig.upA.url,
     );
     await deployModel(
-      gw.url,
-      gw.adminKey,
+      rig.gw.url,
+      rig.gw.adminKey,
       { name: "c-cheap", pricing: { input_per_1k: 0.001, output_per_1k: 0.002 } },
-      upB.url,
+      rig.upB.url,
     );
-    const key = await customerKey(gw.url, gw.adminKey, "free");
-    const created = await route(
+    const key = await customerKey(rig.gw.url, rig.gw.adminKey, "free");
+    const created = await rig.route(
       {
         match: { model: "c-alias" },
         strategy: "cheapest",
@@ -181,13 +151,13 @@ test.serial(
       },
       key,
     );
-    const [a, b] = [upA.requests.length, upB.requests.length];
-    t.is((await chat(key, "c-alias")).status, 200);
-    t.deepEqual(received(upB, b), ["c-cheap"]);
-    t.deepEqual(received(upA, a), []);
+    const [a, b] = [rig.upA.requests.length, rig.upB.requests.length];
+    t.is((await rig.chat(key, "c-alias")).status, 200);
+    t.deepEqual(received(rig.upB, b), ["c-cheap"]);
+    t.deepEqual(received(rig.upA, a), []);
     const records = await eventually(
       async () =>
-        (await call(gw.url, "GET", "/api/v1/audit/records?kind=inference", key)).json.data as {
+        (await call(rig.gw.url, "GET", "/api/v1/audit/records?kind=inference", key)).json.data as {
           model: string;
           route: Record<string, unknown>;
         }[],
@@ -205,10 +175,10 @@ test.serial(
 test.serial(
   "a route with header conditions applies only to calls carrying those headers",
   async (t) => {
-    await deployModel(gw.url, gw.adminKey, { name: "h-default" }, upA.url);
-    await deployModel(gw.url, gw.adminKey, { name: "h-beta" }, upB.url);
-    const key = await customerKey(gw.url, gw.adminKey, "free");
-    await route(
+    await deployModel(rig.gw.url, rig.gw.adminKey, { name: "h-default" }, rig.upA.url);
+    await deployModel(rig.gw.url, rig.gw.adminKey, { name: "h-beta" }, rig.upB.url);
+    const key = await customerKey(rig.gw.url, rig.gw.adminKey, "free");
+    await rig.route(
       {
         match: { model: "h-default", headers: { "X-Tenant": "beta" } },
         strategy: "weighted",
@@ -217,20 +187,25 @@ test.serial(
       },
       key,
     );
-    const [a, b] = [upA.requests.length, upB.requests.length];
-    t.is((await chat(key, "h-default")).status, 200);
-    t.is((await chat(key, "h-default", { "x-tenant": "beta" })).status, 200);
-    t.is((await chat(key, "h-default", { "x-tenant": "gamma" })).status, 200);
-    t.deepEqual(received(upA, a), ["h-default", "h-default"]);
-    t.deepEqual(received(upB, b), ["h-beta"]);
+    const [a, b] = [rig.upA.requests.length, rig.upB.requests.length];
+    t.is((await rig.chat(key, "h-default")).status, 200);
+    t.is((await rig.chat(key, "h-default", { "x-tenant": "beta" })).status, 200);
+    t.is((await rig.chat(key, "h-default", { "x-tenant": "gamma" })).status, 200);
+    t.deepEqual(received(rig.upA, a), ["h-default", "h-default"]);
+    t.deepEqual(received(rig.upB, b), ["h-beta"]);
   },
 );
 
 test.serial("a disabled route is ignored; the tier check applies to the model used", async (t) => {
-  await deployModel(gw.url, gw.adminKey, { name: "t-free" }, upA.url);
-  await deployModel(gw.url, gw.adminKey, { name: "t-ent", required_tier: "enterprise" }, upB.url);
-  const key = await customerKey(gw.url, gw.adminKey, "free");
-  const created = await route(
+  await deployModel(rig.gw.url, rig.gw.adminKey, { name: "t-free" }, rig.upA.url);
+  await deployModel(
+    rig.gw.url,
+    rig.gw.adminKey,
+    { name: "t-ent", required_tier: "enterprise" },
+    rig.upB.url,
+  );
+  const key = await customerKey(rig.gw.url, rig.gw.adminKey, "free");
+  const created = await rig.route(
     {
       match: { model: "t-free" },
       strategy: "weighted",
@@ -239,69 +214,10 @@ test.serial("a disabled route is ignored; the tier check applies to the model us
     },
     key,
   );
-  const res = await chat(key, "t-free");
+  const res = await rig.chat(key, "t-free");
   t.is(res.status, 403);
   t.is(errorOf(res.json).code, "tier_restricted");
   const id = created.json.id as string;
-  await call(gw.url, "PATCH", `/api/v1/routes/${id}`, key, { enabled: false });
-  t.is((await chat(key, "t-free")).status, 200);
-});
-
-test.serial("ab-results: per-arm calls, errors, latency, tokens and a z-test", async (t) => {
-  await deployModel(gw.url, gw.adminKey, { name: "ab-good" }, upA.url);
-  await deployModel(gw.url, gw.adminKey, { name: "ab-bad" }, upB.url);
-  const key = await customerKey(gw.url, gw.adminKey, "enterprise");
-  const created = await route(
-    {
-      match: { model: "ab-test" },
-      strategy: "ab",
-      targets: [
-        { model: "ab-good", weight: 50 },
-        { model: "ab-bad", weight: 50 },
-      ],
-      enabled: true,
-    },
-    key,
-  );
-  const id = created.json.id as string;
-  const b = upB.requests.length;
-  upB.script.setDefault({ status: 500 });
-  const statuses: number[] = [];
-  try {
-    for (let i = 0; i < 40; i++) statuses.push((await chat(key, "ab-test")).status);
-  } finally {
-    upB.script.setDefault({});
-  }
-  const toBad = upB.requests.length - b;
-  const results = await eventually(
-    async () => (await call(gw.url, "GET", `/api/v1/routes/${id}/ab-results`, key)).json,
-    (json) => json.calls === 40,
-  );
-  t.is(results.calls, 40);
-  const arms = results.arms as {
-    model: string;
-    calls: number;
-    errors: number;
-    error_rate: number;
-    latency_ms: { p50: number | null; p95: number | null };
-    tokens: number;
-  }[];
-  t.deepEqual(
-    arms.map((a) => a.model),
-    ["ab-good", "ab-bad"],
-  );
-  const [good, bad] = arms;
-  t.is((good?.calls ?? 0) + (bad?.calls ?? 0), 40);
-  t.is(good?.errors, 0);
-  t.is(bad?.calls, statuses.filter((s) => s !== 200).length);
-  t.true(toBad >= (bad?.calls ?? 0), "the bad arm's calls reached its upstream");
-  t.is(bad?.errors, bad?.calls);
-  t.true((good?.tokens ?? 0) > 0);
-  t.not(good?.latency_ms.p50, null);
-  const analysis = results.analysis as { test: string; p_value: number; arms: string[] };
-  t.is(analysis.test, "two_proportion_z");
-  t.deepEqual(analysis.arms, ["ab-good", "ab-bad"]);
-  t.true(analysis.p_value >= 0 && analysis.p_value <= 1);
-  const other = await customerKey(gw.url, gw.adminKey, "free");
-  t.is((await call(gw.url, "GET", `/api/v1/routes/${id}/ab-results`, other)).status, 404);
+  await call(rig.gw.url, "PATCH", `/api/v1/routes/${id}`, key, { enabled: false });
+  t.is((await rig.chat(key, "t-free")).status, 200);
 });
