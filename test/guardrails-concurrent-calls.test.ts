@@ -1,36 +1,25 @@
 import test from "ava";
-import { startFakeUpstream, type FakeUpstream } from "./fakes/fake-openai-upstream.js";
-import { customerKey, deployModel } from "./support/inference-fixture.js";
-import { call, errorOf, startTestApp, type RunningApp } from "./support/test-app.js";
+import { useGuardedGateway } from "./support/guarded-gateway.js";
+import { customerKey } from "./support/inference-fixture.js";
+import { call, errorOf } from "./support/test-app.js";
 
 /**
  * The guardrail scans of calls that arrive together run back to back in one batch
  * (core/turn-batch.ts). Each call must still get its own verdict, under its own key's policy, and
  * the model must see only what its own call was allowed to send (fake upstream records requests).
  */
-let gateway: RunningApp;
-let upstream: FakeUpstream;
-
-test.before(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startTestApp();
-  await deployModel(gateway.url, gateway.adminKey, { name: "guarded" }, upstream.url);
-});
-test.after.always(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+const rig = useGuardedGateway(test);
 
 const chat = (key: string, content: string) =>
-  call(gateway.url, "POST", "/v1/chat/completions", key, {
+  call(rig.gateway.url, "POST", "/v1/chat/completions", key, {
     model: "guarded",
     messages: [{ role: "user", content }],
   });
 
 test("calls scanned together each get their own verdict under their own key's policy", async (t) => {
-  const redacting = await customerKey(gateway.url, gateway.adminKey, "pro");
-  const blocking = await customerKey(gateway.url, gateway.adminKey, "pro");
-  const patched = await call(gateway.url, "PATCH", "/api/v1/guardrails/policy", blocking, {
+  const redacting = await customerKey(rig.gateway.url, rig.gateway.adminKey, "pro");
+  const blocking = await customerKey(rig.gateway.url, rig.gateway.adminKey, "pro");
+  const patched = await call(rig.gateway.url, "PATCH", "/api/v1/guardrails/policy", blocking, {
     pii: { action: "block" },
   });
   t.is(patched.status, 200);
@@ -49,7 +38,7 @@ test("calls scanned together each get their own verdict under their own key's po
   }));
   const results = await Promise.all(planned.map((p) => chat(p.key, texts[p.kind](p.i))));
 
-  const seen = upstream.requests.map((r) => JSON.stringify(r.body));
+  const seen = rig.upstream.requests.map((r) => JSON.stringify(r.body));
   planned.forEach((p, n) => {
     const res = results[n]!;
     const blocksPii = p.key === blocking;

@@ -1,20 +1,9 @@
 import test from "ava";
-import { startFakeUpstream, type FakeUpstream } from "./fakes/fake-openai-upstream.js";
+import { useGuardedGateway } from "./support/guarded-gateway.js";
 import { customerKey, deployModel } from "./support/inference-fixture.js";
-import { call, errorOf, startTestApp, type RunningApp } from "./support/test-app.js";
+import { call, errorOf } from "./support/test-app.js";
 
-let gateway: RunningApp;
-let upstream: FakeUpstream;
-
-test.before(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startTestApp();
-  await deployModel(gateway.url, gateway.adminKey, { name: "guarded" }, upstream.url);
-});
-test.after.always(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+const rig = useGuardedGateway(test);
 
 const chat = (
   key: string,
@@ -23,7 +12,7 @@ const chat = (
   headers: Record<string, string> = {},
 ) =>
   call(
-    gateway.url,
+    rig.gateway.url,
     "POST",
     "/v1/chat/completions",
     key,
@@ -32,10 +21,10 @@ const chat = (
   );
 
 const policy = (key: string, body: unknown) =>
-  call(gateway.url, "PATCH", "/api/v1/guardrails/policy", key, body);
+  call(rig.gateway.url, "PATCH", "/api/v1/guardrails/policy", key, body);
 
 test.serial("policy validation: thresholds outside [0,1] and unknown fields are 422", async (t) => {
-  const key = await customerKey(gateway.url, gateway.adminKey, "pro");
+  const key = await customerKey(rig.gateway.url, rig.gateway.adminKey, "pro");
   t.is((await policy(key, { injection: { threshold: 1.5 } })).status, 422);
   t.is((await policy(key, { pii: { action: "shred" } })).status, 422);
   t.is((await policy(key, { surprise: true })).status, 422);
@@ -44,8 +33,13 @@ test.serial("policy validation: thresholds outside [0,1] and unknown fields are 
 test.serial(
   "model-backed checks: a classifier behind the gateway's routing blocks, and its failure follows the fail mode (fake upstream)",
   async (t) => {
-    await deployModel(gateway.url, gateway.adminKey, { name: "guard-classifier" }, upstream.url);
-    const key = await customerKey(gateway.url, gateway.adminKey, "pro");
+    await deployModel(
+      rig.gateway.url,
+      rig.gateway.adminKey,
+      { name: "guard-classifier" },
+      rig.upstream.url,
+    );
+    const key = await customerKey(rig.gateway.url, rig.gateway.adminKey, "pro");
     const check = {
       name: "llama-guard",
       model: "guard-classifier",
@@ -61,22 +55,22 @@ test.serial(
       },
     });
 
-    upstream.script.next(answer("unsafe\nS9"));
+    rig.upstream.script.next(answer("unsafe\nS9"));
     const blocked = await chat(key, "an ordinary looking question");
     t.is(blocked.status, 400);
     t.is(errorOf(blocked.json).code, "content_safety_block");
     t.regex(errorOf(blocked.json).message, /llama-guard/);
 
-    upstream.script.next(answer("safe"));
+    rig.upstream.script.next(answer("safe"));
     t.is((await chat(key, "an ordinary looking question")).status, 200);
 
-    upstream.script.next({ delayMs: 4_000 });
+    rig.upstream.script.next({ delayMs: 4_000 });
     const timedOut = await chat(key, "an ordinary looking question");
     t.is(timedOut.status, 400, "closed by default: a classifier that times out blocks");
     t.regex(errorOf(timedOut.json).message, /timed out; blocking/);
 
     t.is((await policy(key, { model_checks: [{ ...check, fail_mode: "open" }] })).status, 200);
-    upstream.script.next({ delayMs: 4_000 });
+    rig.upstream.script.next({ delayMs: 4_000 });
     t.is((await chat(key, "an ordinary looking question")).status, 200, "open: the call goes on");
     t.is((await policy(key, { model_checks: [{ ...check, timeout_ms: 10 }] })).status, 422);
   },
@@ -85,8 +79,8 @@ test.serial(
 test.serial(
   "every guardrail 400 code is produced the same way when the request asks for a stream",
   async (t) => {
-    const key = await customerKey(gateway.url, gateway.adminKey, "pro");
-    await call(gateway.url, "POST", "/api/v1/guardrails/rules", key, {
+    const key = await customerKey(rig.gateway.url, rig.gateway.adminKey, "pro");
+    await call(rig.gateway.url, "POST", "/api/v1/guardrails/rules", key, {
       name: "codenames",
       kind: "keyword",
       keywords: ["nightjar"],
@@ -114,11 +108,17 @@ test.serial(
         "refused before any stream began",
       );
     }
-    const customer = await call(gateway.url, "POST", "/api/v1/customers", gateway.adminKey, {
-      name: "floor-stream",
-      tier: "pro",
-    });
-    const created = await call(gateway.url, "POST", "/api/v1/keys", gateway.adminKey, {
+    const customer = await call(
+      rig.gateway.url,
+      "POST",
+      "/api/v1/customers",
+      rig.gateway.adminKey,
+      {
+        name: "floor-stream",
+        tier: "pro",
+      },
+    );
+    const created = await call(rig.gateway.url, "POST", "/api/v1/keys", rig.gateway.adminKey, {
       customer_id: customer.json.id,
       name: "k",
       classification_floor: "restricted",
