@@ -179,8 +179,10 @@ function identityOrigin(length: number): Int32Array {
 
 /**
  * Anything but printable ASCII, single spaces and single line breaks between words (one pass; the
- * same test as /[^\x20-\x7e\n]|^[ \n]|[ \n][ \n]|[ \n]$/): -1 when the slow path is needed,
- * else the number of words (runs of ASCII letters and digits) of the text, counted on the way.
+ * same test as /[^\x20-\x7e\n]|^[ \n]|[ \n][ \n]/): -1 when the slow path is needed, else the
+ * number of words (runs of ASCII letters and digits) of the text, counted on the way. One space or
+ * line break at the end is kept as it is by the slow path too (streamed pieces and answers often
+ * end with one), so it stays on the fast path; only a leading one is dropped there.
  */
 function fastPathWords(text: string): number {
   let previousSpace = true; // a space or line break first counts as a doubled one
@@ -196,7 +198,7 @@ function fastPathWords(text: string): number {
     if (word && !previousWord) words++;
     previousWord = word;
   }
-  return previousSpace && text.length > 0 ? -1 : words;
+  return words;
 }
 
 function decodeUnits(units: Uint16Array, length: number): string {

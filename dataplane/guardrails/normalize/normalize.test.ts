@@ -119,6 +119,17 @@ test("plain ASCII and mixed text fold the same way", (t) => {
   t.deepEqual(originalSpan(plain, 7, 11), originalSpan(mixed, 7, 11));
 });
 
+test("a text ending in one space or line break folds as the slow path folds it", (t) => {
+  for (const end of [" ", "\n"]) {
+    const plain = foldText(`Fast PIECE 4;${end}`);
+    const mixed = foldText(`Fast PIECE 4;${end}\u200b`); // an invisible character: the slow path
+    t.is(plain.text, `fast piece 4;${end}`);
+    t.is(mixed.text, plain.text);
+    t.deepEqual(originalSpan(plain, 5, 13), originalSpan(mixed, 5, 13));
+    t.deepEqual([...plain.origin.subarray(0, 14)], [...mixed.origin.subarray(0, 14)]);
+  }
+});
+
 test("the words of the folded view are counted as /[\\p{L}\\p{N}]+/gu finds them", (t) => {
   for (const text of [
     "Write a short poem about the autumn leaves, 42 of them.",
