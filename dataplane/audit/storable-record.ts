@@ -82,26 +82,22 @@ const union = (a: string[] | undefined, b: string[]) => [...new Set([...(a ?? []
 /**
  * True when `clean` would change something under `value`: a string or member name to escape, or
  * a subtree nested too deeply. Reads only, so the common record (nothing to change) costs no
- * copy. Iterative, for any depth.
+ * copy and allocates nothing per node. The recursion ends at MAX_STORED_DEPTH (deeper is "needs
+ * cleaning"), so any input is safe for the stack.
  */
 function needsCleaning(value: unknown, depth: number): boolean {
-  const stack: { value: unknown; depth: number }[] = [{ value, depth }];
-  for (let work = stack.pop(); work !== undefined; work = stack.pop()) {
-    const v = work.value;
-    if (typeof v === "string") {
-      if (needsEscape(v)) return true;
-      continue;
+  if (typeof value === "string") return needsEscape(value);
+  if (value === null || typeof value !== "object") return false;
+  if (depth >= MAX_STORED_DEPTH) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      if (needsCleaning(value[i], depth + 1)) return true;
     }
-    if (v === null || typeof v !== "object") continue;
-    if (work.depth >= MAX_STORED_DEPTH) return true;
-    if (Array.isArray(v)) {
-      for (const item of v) stack.push({ value: item, depth: work.depth + 1 });
-      continue;
-    }
-    for (const key of Object.keys(v)) {
-      if (needsEscape(key)) return true;
-      stack.push({ value: (v as Record<string, unknown>)[key], depth: work.depth + 1 });
-    }
+    return false;
+  }
+  const members = value as Record<string, unknown>;
+  for (const key of Object.keys(members)) {
+    if (needsEscape(key) || needsCleaning(members[key], depth + 1)) return true;
   }
   return false;
 }
