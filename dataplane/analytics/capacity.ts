@@ -1,6 +1,7 @@
 import type { InferenceCall } from "../core/inference-call.js";
 import type { Caller } from "../core/identity.js";
 import type { Backend, Deployment } from "../registry/inventory-types.js";
+import { CallState } from "../core/call-state.js";
 
 /**
  * Calls in flight per target (deployment or backend) in this process: counted from the moment a
@@ -8,7 +9,7 @@ import type { Backend, Deployment } from "../registry/inventory-types.js";
  */
 export class InFlightTracker {
   private readonly counts = new Map<string, number>();
-  private readonly started = new WeakMap<InferenceCall, string>();
+  private readonly started = new CallState<string>("started");
 
   begin(call: InferenceCall): void {
     const target = call.route?.targets[0]?.id;

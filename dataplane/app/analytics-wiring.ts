@@ -5,7 +5,6 @@ import { capacityReport, InFlightTracker } from "../analytics/capacity.js";
 import { observedStage } from "../analytics/observed-stage.js";
 import { recordedCall, RollupRecorder } from "../analytics/rollup-recorder.js";
 import type { Clock } from "../core/clock.js";
-import type { InferenceCall } from "../core/inference-call.js";
 import type { PipelineStage } from "../core/pipeline.js";
 import type { CallMetrics } from "../observability/call-metrics.js";
 import type { Logger } from "../observability/logger.js";
@@ -15,6 +14,7 @@ import { AnalyticsRepository } from "../store/analytics-repository.js";
 import type { BackendRepository } from "../store/backend-repository.js";
 import type { Database } from "../store/database.js";
 import type { DeploymentRepository } from "../store/deployment-repository.js";
+import { CallState } from "../core/call-state.js";
 
 export interface AnalyticsDeps {
   db: Database;
@@ -52,7 +52,7 @@ export function buildAnalytics(deps: AnalyticsDeps) {
     healthy: (id: string) => deps.health.isHealthy(id),
     tracker,
   };
-  const metered = new WeakMap<InferenceCall, number>();
+  const metered = new CallState<number>("metered");
   return {
     recorder,
     tracker,

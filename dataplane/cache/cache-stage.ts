@@ -10,6 +10,7 @@ import type { CacheConfig, CacheConfigService } from "./cache-config.js";
 import { cacheKeyOf, type CacheKey } from "./cache-key.js";
 import { completionFromStream } from "./cached-response.js";
 import type { Embed, Embedding } from "./embedder.js";
+import { CallState } from "../core/call-state.js";
 
 /** Larger answers are not stored. */
 const MAX_STORED_CHARS = 1024 * 1024;
@@ -47,7 +48,7 @@ const PROTECTED = new Set(["confidential", "restricted"]);
  * stored after the call (off the response path). Store failures never fail a call.
  */
 export function cacheStage(deps: CacheStageDeps): PipelineStage {
-  const pending = new WeakMap<InferenceCall, Pending>();
+  const pending = new CallState<Pending>("pending");
 
   /** Exact first; in semantic mode the prompt is embedded (also kept for storing a miss). */
   async function lookup(

@@ -2,6 +2,7 @@ import { GatewayError } from "../core/errors.js";
 import type { Tier } from "../core/identity.js";
 import type { InferenceCall } from "../core/inference-call.js";
 import type { PipelineStage } from "../core/pipeline.js";
+import { CallState } from "../core/call-state.js";
 
 export type ConcurrencyCaps = Record<Tier, number>;
 
@@ -58,7 +59,7 @@ export class MemoryConcurrencyCap implements ConcurrencyCap {
  * whatever its outcome.
  */
 export function withConcurrencyCap(limit: PipelineStage, cap: ConcurrencyCap): PipelineStage {
-  const leases = new WeakMap<InferenceCall, string>();
+  const leases = new CallState<string>("leases");
   // A call whose admission outlived its deadline (Envoy) may end before it took its slot.
   const ended = new WeakSet<InferenceCall>();
   const customer = (call: InferenceCall) => call.caller.customer.id;

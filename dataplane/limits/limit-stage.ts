@@ -1,5 +1,4 @@
 import { GatewayError } from "../core/errors.js";
-import type { InferenceCall } from "../core/inference-call.js";
 import type { PipelineStage } from "../core/pipeline.js";
 import type { CustomerBudget } from "../store/budget-repository.js";
 import { batchLimitKey, batchShareOf, customerLimitKey } from "./limit-keys.js";
@@ -11,6 +10,7 @@ import {
   type Reservation,
 } from "./rate-limits.js";
 import { estimateTokens } from "./token-estimate.js";
+import { CallState } from "../core/call-state.js";
 
 export interface LimitStageDeps {
   limiter: RateLimiter;
@@ -56,8 +56,8 @@ export function refusalError(
  * settles the reservation to the real usage (0 when the call never reached a model).
  */
 export function limitStage(deps: LimitStageDeps): PipelineStage {
-  const reservations = new WeakMap<InferenceCall, Reservation>();
-  const batchReservations = new WeakMap<InferenceCall, Reservation>();
+  const reservations = new CallState<Reservation>("reservations");
+  const batchReservations = new CallState<Reservation>("batchReservations");
   return {
     name: "limit",
     async beforeForward(call) {

@@ -9,6 +9,7 @@ import type { BudgetSettingsCache } from "./budget-settings-cache.js";
 import type { CarriedSpend } from "./carried-spend.js";
 import { estimateTokens } from "./token-estimate.js";
 import type { UsageMeter } from "./usage-meter.js";
+import { CallState } from "../core/call-state.js";
 
 export interface MeterStageDeps {
   ledger: BudgetLedger;
@@ -53,7 +54,7 @@ export function estimatedCost(pricing: Pricing, promptTokens: number, completion
  * `call.costUsd` and meters the call (aggregated, written to usage_records in batches).
  */
 export function meterStage(deps: MeterStageDeps): PipelineStage {
-  const reservations = new WeakMap<InferenceCall, string>();
+  const reservations = new CallState<string>("reservations");
   return {
     name: "meter",
     async beforeForward(call) {

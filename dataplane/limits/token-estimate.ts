@@ -1,5 +1,6 @@
 import type { InferenceCall } from "../core/inference-call.js";
 import { countTextTokens, promptText } from "../upstream/usage.js";
+import { CallState } from "../core/call-state.js";
 
 /** What a call is expected to use before it is forwarded: its reservation. */
 export interface TokenEstimate {
@@ -9,7 +10,7 @@ export interface TokenEstimate {
   total: number;
 }
 
-const estimates = new WeakMap<InferenceCall, TokenEstimate>();
+const estimates = new CallState<TokenEstimate>("estimates");
 
 function positiveInt(value: unknown): number | undefined {
   return typeof value === "number" && Number.isInteger(value) && value > 0 ? value : undefined;

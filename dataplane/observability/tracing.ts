@@ -17,6 +17,7 @@ import type { InferenceCall } from "../core/inference-call.js";
 import type { PipelineStage } from "../core/pipeline.js";
 import type { UpstreamObserver } from "../upstream/upstream-client.js";
 import { callAttributes, responseDetails, type ResponseDetails } from "./genai-attributes.js";
+import { CallState } from "../core/call-state.js";
 
 export interface TracingOptions {
   /** OTLP/HTTP base URL; spans go to {endpoint}/v1/traces as OTLP JSON. */
@@ -60,9 +61,9 @@ export function createTracing(options: TracingOptions): Tracing {
     ],
   });
   const tracer: Tracer = provider.getTracer("evident", options.serviceVersion);
-  const roots = new WeakMap<InferenceCall, Span>();
+  const roots = new CallState<Span>("roots");
   const byRequest = new Map<string, Span>();
-  const details = new WeakMap<InferenceCall, ResponseDetails>();
+  const details = new CallState<ResponseDetails>("details");
 
   function rootOf(call: InferenceCall): Span {
     const existing = roots.get(call);

@@ -10,6 +10,7 @@ import { runModelChecks, type ModelCheckDeps } from "./model-checks.js";
 import { requestTexts, responseTexts } from "./request-texts.js";
 import { joinWords, redactWords, transcriptionWords } from "./transcription-words.js";
 import { streamGuard } from "./stream-guard.js";
+import { CallState } from "../../core/call-state.js";
 
 /** What the request guard leaves for the response guard of the same call. */
 interface CallGuardState {
@@ -36,7 +37,7 @@ export function guardStages(
   models?: ModelCheckDeps,
 ): { request: PipelineStage; response: PipelineStage } {
   // What the request guard leaves for the response guard of the same call.
-  const states = new WeakMap<InferenceCall, CallGuardState>();
+  const states = new CallState<CallGuardState>("states");
   // The scans of every call that arrived in one event-loop turn run back to back (turn-batch.ts).
   const scans = guardrailTurn;
   return {
@@ -47,7 +48,7 @@ export function guardStages(
 
 function requestGuardStage(
   service: GuardConfigService,
-  states: WeakMap<InferenceCall, CallGuardState>,
+  states: CallState<CallGuardState>,
   scans: TurnBatch,
   models?: ModelCheckDeps,
 ): PipelineStage {
@@ -84,10 +85,7 @@ function requestGuardStage(
  * is still caught. With restore_in_response,
  * placeholders from the request are put back after the output was scanned.
  */
-function responseGuardStage(
-  states: WeakMap<InferenceCall, CallGuardState>,
-  scans: TurnBatch,
-): PipelineStage {
+function responseGuardStage(states: CallState<CallGuardState>, scans: TurnBatch): PipelineStage {
   return {
     name: "guard_response",
     async transformResponse(call, body) {
