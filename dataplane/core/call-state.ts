@@ -1,43 +1,51 @@
 import type { InferenceCall } from "./inference-call.js";
 
-type Slots = Record<symbol, unknown>;
+/**
+ * Where a call keeps its stages' state: a symbol, so the slots (which can hold a guard's
+ * placeholder map, i.e. the originals of redacted values) never show in JSON or Object.keys.
+ */
+export const STAGE_STATE: unique symbol = Symbol("stageState");
 
-const slotsOf = (call: InferenceCall): Slots => call as unknown as Slots;
+/** Slots handed out so far: each CallState owns one index of every call's stage-state array. */
+let slotsCreated = 0;
+
+/** A call's stage-state slots, sized for every CallState made so far (holes read as undefined). */
+export function newStageState(): unknown[] {
+  return new Array<unknown>(slotsCreated);
+}
 
 /**
  * State a stage keeps for one call between its hooks (a reservation, a span, the guard's
- * config), stored on the call object under a symbol of this instance's own, so it goes away with
- * the call. It replaces `WeakMap<InferenceCall, T>`: a WeakMap entry per call is an ephemeron that
- * every garbage collection has to visit and clear, and with a dozen such maps on the inference
- * path that cost a few microseconds per call (docs/benchmarks.md, "Issue 13, fourth pass").
- * A symbol-keyed property is invisible to JSON, Object.keys and the call's own fields.
- * `undefined` means "nothing kept": set() takes only defined values.
+ * config), stored in a slot of the call's own stage-state array (`STAGE_STATE`), so it goes away with the call.
+ * It replaces `WeakMap<InferenceCall, T>`: a WeakMap entry per call is an ephemeron that every
+ * garbage collection has to visit and clear, and with a dozen such maps on the inference path
+ * that cost a few microseconds per call (docs/benchmarks.md, "Issue 13, fourth pass"). The slots
+ * are one array made with the call, so keeping state allocates nothing more. `undefined` means
+ * "nothing kept": set() takes only defined values.
  */
 export class CallState<T extends NonNullable<unknown>> {
-  private readonly key: symbol;
+  private readonly slot = slotsCreated++;
 
-  constructor(name: string) {
-    this.key = Symbol(name);
-  }
+  /** `name` says whose state it is (for a reader of a heap snapshot). */
+  constructor(readonly name: string) {}
 
   get(call: InferenceCall): T | undefined {
-    return slotsOf(call)[this.key] as T | undefined;
+    return call[STAGE_STATE]?.[this.slot] as T | undefined;
   }
 
   has(call: InferenceCall): boolean {
-    return slotsOf(call)[this.key] !== undefined;
+    return this.get(call) !== undefined;
   }
 
   set(call: InferenceCall, value: T): this {
-    slotsOf(call)[this.key] = value;
+    (call[STAGE_STATE] ??= newStageState())[this.slot] = value;
     return this;
   }
 
-  /** Forgets the call's state (the property stays, set to undefined: the call's shape is kept). */
+  /** Forgets the call's state. */
   delete(call: InferenceCall): boolean {
-    const slots = slotsOf(call);
-    if (slots[this.key] === undefined) return false;
-    slots[this.key] = undefined;
+    if (this.get(call) === undefined) return false;
+    (call[STAGE_STATE] as unknown[])[this.slot] = undefined;
     return true;
   }
 }

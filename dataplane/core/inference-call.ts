@@ -1,5 +1,6 @@
 import type { Verdict } from "../guardrails/verdict.js";
 import type { RouteDecision, Target } from "../routing/routing-types.js";
+import { newStageState, STAGE_STATE } from "./call-state.js";
 import type { GatewayError } from "./errors.js";
 import type { Caller, ClassificationLevel } from "./identity.js";
 
@@ -117,6 +118,8 @@ export interface InferenceCall {
   hops: number;
   /** Classifier calls made by guardrail model checks for this call (metered and audited with it). */
   checkCalls: CheckCall[];
+  /** The stages' own state for this call, one slot per CallState (call-state.ts); not its data. */
+  [STAGE_STATE]?: unknown[];
   /** Set by the adapter when it can serve a response from the cache (REST chat completions). */
   cacheable?: boolean;
   cache?: CacheOutcome;
@@ -205,5 +208,6 @@ export function newInferenceCall(init: {
     reservedTokens: 0,
     hops: init.hops ?? 0,
     checkCalls: [],
+    [STAGE_STATE]: newStageState(),
   };
 }
