@@ -1,7 +1,7 @@
 /**
  * Memory of one gateway under load, for hunting leaks (docs/benchmarks.md, "Memory and the
  * embedded store"): bench/gateway-process.ts on a fresh DATA_DIR (embedded store on disk) or, with
- * PG=<postgres server URL>, on a fresh database; `wrk -t1 -c50` JSON chat with a default-policy key
+ * PG=<postgres server URL>, on a fresh database; `wrk -t1 -c50` (CONNS=n for -cn) JSON chat with a default-policy key
  * for SECS seconds (default 60); the gateway's RSS and main-thread heap every 5 s. NODE_ARGS adds
  * Node options to the gateway (e.g. "--max-old-space-size=256"); SNAP=30,85 writes heap snapshots
  * at those seconds (the gateway runs with --heapsnapshot-signal=SIGUSR2; the files land in the
@@ -66,7 +66,7 @@ try {
   );
   const result = await runWrk(wrk, {
     url: `${url}/v1/chat/completions`,
-    connections: 50,
+    connections: Number(process.env.CONNS ?? 50),
     seconds,
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
     body: chatBody(FAST_MODEL, false),
