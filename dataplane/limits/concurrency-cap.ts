@@ -61,7 +61,7 @@ export class MemoryConcurrencyCap implements ConcurrencyCap {
 export function withConcurrencyCap(limit: PipelineStage, cap: ConcurrencyCap): PipelineStage {
   const leases = new CallState<string>("leases");
   // A call whose admission outlived its deadline (Envoy) may end before it took its slot.
-  const ended = new WeakSet<InferenceCall>();
+  const ended = new CallState<true>("ended");
   const customer = (call: InferenceCall) => call.caller.customer.id;
   return {
     ...limit,
@@ -76,7 +76,7 @@ export function withConcurrencyCap(limit: PipelineStage, cap: ConcurrencyCap): P
       else leases.set(call, lease);
     },
     async afterCall(call) {
-      ended.add(call);
+      ended.set(call, true);
       const lease = leases.get(call);
       if (lease !== undefined) {
         leases.delete(call);

@@ -40,8 +40,13 @@ const inferenceErrors = {
   508: { description: "loop_detected: the gateway called itself", schema: errorSchema },
 };
 
-/** Requests whose call has begun: from then on the call's own lifecycle records its outcome. */
-const started = new WeakSet<FastifyRequest>();
+/**
+ * Marks a request whose call has begun: from then on the call's own lifecycle records its outcome.
+ * A symbol property of the request (it goes with the request; a WeakSet entry per call would be
+ * one more ephemeron for every garbage collection to clear).
+ */
+const CALL_STARTED: unique symbol = Symbol("callStarted");
+type MarkedRequest = FastifyRequest & { [CALL_STARTED]?: true };
 
 function startCall(
   ctx: AppContext,
@@ -55,7 +60,7 @@ function startCall(
     ctx.upstream.hopToken,
     ctx.config.UPSTREAM_MAX_HOPS,
   );
-  started.add(input.request);
+  (input.request as MarkedRequest)[CALL_STARTED] = true;
   return newInferenceCall({
     requestId: input.requestId,
     endpoint,
@@ -77,7 +82,7 @@ function startCall(
  */
 function refusalRecorder(ctx: AppContext, endpoint: Endpoint): RecordRefused {
   return async (request, err) => {
-    if (started.has(request) || !request.caller) return;
+    if ((request as MarkedRequest)[CALL_STARTED] || !request.caller) return;
     const call = newInferenceCall({
       requestId: request.id,
       endpoint,
