@@ -40,9 +40,14 @@ function isFeatureWordCode(c: number): boolean {
  * word bigrams and character 4-grams (word-bounded by spaces). Every character that is not a word
  * character counts as a space; the text ends with one more space. At a word's end its unigram and
  * (after another word) its bigram come before the 4-gram that ends with the space. The buckets are
- * listed in the order the text first touches them, each with that character's offset (`firstAt`).
+ * listed in the order the text first touches them; with `firstOffsets`, each also with the offset
+ * of that character (`firstAt`).
  */
-export function featureCounts(foldedText: string, dims: number): BucketCounts {
+export function featureCounts(
+  foldedText: string,
+  dims: number,
+  firstOffsets = false,
+): BucketCounts {
   const text =
     foldedText.length > MAX_FEATURE_CHARS ? foldedText.slice(0, MAX_FEATURE_CHARS) : foldedText;
   const counts = countScratchOf(dims);
@@ -114,7 +119,7 @@ export function featureCounts(foldedText: string, dims: number): BucketCounts {
     c3 = 32;
     i++;
   }
-  return drainCounts(dims, counts, touched, at, t);
+  return drainCounts(dims, counts, touched, at, t, firstOffsets);
 }
 
 /** The touched buckets with their counts and first offsets, leaving the count buffer zeroed. */
@@ -124,19 +129,20 @@ function drainCounts(
   touched: Int32Array,
   at: Int32Array,
   t: number,
+  firstOffsets: boolean,
 ): BucketCounts {
   // Plain arrays: a few hundred small integers are cheaper to allocate than typed arrays.
   const indices: number[] = [];
   const values: number[] = [];
-  const firstAt: number[] = [];
   for (let k = 0; k < t; k++) {
     const b = touched[k]!;
     indices.push(b);
     values.push(counts[b]!);
-    firstAt.push(at[k]!);
     counts[b] = 0;
   }
-  return { dims, indices, counts: values, firstAt };
+  return firstOffsets
+    ? { dims, indices, counts: values, firstAt: at.slice(0, t) }
+    : { dims, indices, counts: values };
 }
 
 /** One zeroed integer count buffer per model size, reused (and left zeroed) by featureCounts. */
