@@ -40,19 +40,13 @@ function isFeatureWordCode(c: number): boolean {
  * word bigrams and character 4-grams (word-bounded by spaces). Every character that is not a word
  * character counts as a space; the text ends with one more space. At a word's end its unigram and
  * (after another word) its bigram come before the 4-gram that ends with the space. The buckets are
- * listed in the order the text first touches them; with `firstOffsets`, each also with the offset
- * of that character (`firstAt`).
+ * listed in the order the text first touches them.
  */
-export function featureCounts(
-  foldedText: string,
-  dims: number,
-  firstOffsets = false,
-): BucketCounts {
+export function featureCounts(foldedText: string, dims: number): BucketCounts {
   const text =
     foldedText.length > MAX_FEATURE_CHARS ? foldedText.slice(0, MAX_FEATURE_CHARS) : foldedText;
   const counts = countScratchOf(dims);
   const touched = touchedOf(dims);
-  const at = firstAtOf(dims);
   const mask = dims - 1;
   let t = 0;
   let prevWord = 0;
@@ -74,10 +68,7 @@ export function featureCounts(
           FNV_PRIME,
         );
         const b = Math.imul(h ^ c, FNV_PRIME) & mask;
-        if (counts[b]!++ === 0) {
-          touched[t] = b;
-          at[t++] = i;
-        }
+        if (counts[b]!++ === 0) touched[t++] = b;
         c1 = c2;
         c2 = c3;
         c3 = c;
@@ -88,16 +79,10 @@ export function featureCounts(
       // The word ends at i (a space, or the end of the text).
       const w = Math.imul(word ^ WORD_SEED, FNV_PRIME);
       let b = w & mask;
-      if (counts[b]!++ === 0) {
-        touched[t] = b;
-        at[t++] = i;
-      }
+      if (counts[b]!++ === 0) touched[t++] = b;
       if (prevWord !== 0) {
         b = Math.imul(Math.imul(prevWord ^ w, FNV_PRIME) ^ BIGRAM_SEED, FNV_PRIME) & mask;
-        if (counts[b]!++ === 0) {
-          touched[t] = b;
-          at[t++] = i;
-        }
+        if (counts[b]!++ === 0) touched[t++] = b;
       }
       prevWord = w;
     }
@@ -109,28 +94,13 @@ export function featureCounts(
         FNV_PRIME,
       );
       const b = Math.imul(h ^ 32, FNV_PRIME) & mask;
-      if (counts[b]!++ === 0) {
-        touched[t] = b;
-        at[t++] = i;
-      }
+      if (counts[b]!++ === 0) touched[t++] = b;
     }
     c1 = c2;
     c2 = c3;
     c3 = 32;
     i++;
   }
-  return drainCounts(dims, counts, touched, at, t, firstOffsets);
-}
-
-/** The touched buckets with their counts and first offsets, leaving the count buffer zeroed. */
-function drainCounts(
-  dims: number,
-  counts: Int32Array,
-  touched: Int32Array,
-  at: Int32Array,
-  t: number,
-  firstOffsets: boolean,
-): BucketCounts {
   // Plain arrays: a few hundred small integers are cheaper to allocate than typed arrays.
   const indices: number[] = [];
   const values: number[] = [];
@@ -140,9 +110,7 @@ function drainCounts(
     values.push(counts[b]!);
     counts[b] = 0;
   }
-  return firstOffsets
-    ? { dims, indices, counts: values, firstAt: at.slice(0, t) }
-    : { dims, indices, counts: values };
+  return { dims, indices, counts: values };
 }
 
 /** One zeroed integer count buffer per model size, reused (and left zeroed) by featureCounts. */
@@ -178,18 +146,6 @@ function scratchOf(dims: number): Float32Array {
   return scratch;
 }
 
-/** One buffer of first offsets per model size (featureCounts), reused by every call. */
-const firstAtBySize = new Map<number, Int32Array>();
-
-function firstAtOf(dims: number): Int32Array {
-  let at = firstAtBySize.get(dims);
-  if (at === undefined) {
-    at = new Int32Array(dims);
-    firstAtBySize.set(dims, at);
-  }
-  return at;
-}
-
 function touchedOf(dims: number): Int32Array {
   let touched = touchedBySize.get(dims);
   if (touched === undefined) {
@@ -205,8 +161,6 @@ export interface BucketCounts {
   indices: ArrayLike<number>;
   /** Whole numbers. */
   counts: ArrayLike<number>;
-  /** From featureCounts: per bucket, the text offset where it was first counted. */
-  firstAt?: ArrayLike<number>;
 }
 
 /**
