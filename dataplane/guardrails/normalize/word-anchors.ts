@@ -160,9 +160,10 @@ export function anchoredMatches(
   if (starts === undefined) return NO_MATCHES;
   // Each anchor's word starts in turn; a word start that matches several anchors is tried once
   // per anchor, and callers de-duplicate by span.
-  if (starts.length > 1) starts.sort((a, b) => a - b);
+  const ordered = starts.length > 1 ? inOrder(starts) : starts;
   const found: RegExpExecArray[] = [];
-  for (const encoded of starts) {
+  for (let k = 0; k < ordered.length; k++) {
+    const encoded = ordered[k]!;
     p.sticky.lastIndex = encoded % RANK_STRIDE;
     const m = p.sticky.exec(text);
     if (m === null) continue;
@@ -170,6 +171,17 @@ export function anchoredMatches(
     if (found.length >= max) break;
   }
   return found;
+}
+
+/**
+ * The encoded starts in ascending order: as they are when every start has one anchor rank (the
+ * common case, found in one pass), else sorted as numbers by the engine's own sort (a comparator
+ * called from the sort cost about 2.5 us of the 7 us of pattern matching on the bench's 4 KB).
+ */
+function inOrder(starts: number[]): ArrayLike<number> {
+  for (let k = 1; k < starts.length; k++)
+    if (starts[k]! < starts[k - 1]!) return Float64Array.from(starts).sort();
+  return starts;
 }
 
 function scannedMatches(regex: RegExp, text: string, max: number): RegExpExecArray[] {
