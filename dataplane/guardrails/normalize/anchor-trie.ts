@@ -119,15 +119,6 @@ let flat:
       words: number[];
       /** Per node: 1 when it has prefix anchors, | 2 when it has whole-word anchors. */
       kinds: Uint8Array;
-      /**
-       * ASCII transitions over the characters the anchors use: next[node * stride + slot[c]]
-       * (slot 0, for every other character, has no child). ASCII_NEXT's rows are 512 bytes, of
-       * which an anchor uses a few entries; these are 64 or 128, so a scan's walks touch far fewer
-       * cache lines.
-       */
-      slot: Uint8Array;
-      stride: number;
-      next: Int32Array;
     }
   | undefined;
 let version = 0;
@@ -153,18 +144,7 @@ function flatHits(): NonNullable<typeof flat> {
   const kinds = new Uint8Array(NODES.length);
   for (let k = 0; k < NODES.length; k++)
     kinds[k] = (hitFrom[k + 1]! > hitFrom[k]! ? 1 : 0) | (wordFrom[k + 1]! > wordFrom[k]! ? 2 : 0);
-  const slot = new Uint8Array(128);
-  let slots = 1;
-  for (let k = 0; k < NODES.length; k++)
-    for (let c = 0; c < 128; c++)
-      if (ASCII_NEXT[k * 128 + c] !== 0 && slot[c] === 0) slot[c] = slots++;
-  let stride = 1;
-  while (stride < slots) stride *= 2;
-  const next = new Int32Array(NODES.length * stride);
-  for (let k = 0; k < NODES.length; k++)
-    for (let c = 0; c < 128; c++)
-      if (slot[c] !== 0) next[k * stride + slot[c]!] = ASCII_NEXT[k * 128 + c]!;
-  flat = { version, hitFrom, hits, wordFrom, words, kinds, slot, stride, next };
+  flat = { version, hitFrom, hits, wordFrom, words, kinds };
   return flat;
 }
 
@@ -175,7 +155,8 @@ export function indexWords(
   to: number,
   starts: (number[] | undefined)[],
 ): void {
-  const { hitFrom, hits, wordFrom, words, kinds, slot, stride, next } = flatHits();
+  const { hitFrom, hits, wordFrom, words, kinds } = flatHits();
+  const next = ASCII_NEXT;
   const n = Math.min(text.length, RANK_STRIDE - 1);
   const last = Math.min(to, n);
   let i = from;
@@ -193,7 +174,7 @@ export function indexWords(
     const start = i;
     let node = ROOT;
     for (;;) {
-      node = c < 128 ? next[node * stride + slot[c]!]! : (NODES[node]!.high?.get(c) ?? 0);
+      node = c < 128 ? next[node * 128 + c]! : (NODES[node]!.high?.get(c) ?? 0);
       if (node === 0) break;
       const kind = kinds[node]!;
       if (kind !== 0) {
