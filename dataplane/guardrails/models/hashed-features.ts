@@ -215,6 +215,8 @@ export function vectorizeShared(c: BucketCounts, dims: number): SharedVector {
     sharedValues.set(dims, values);
   }
   const counts = dims === c.dims ? c.counts : undefined;
+  // Each count is log-scaled as it is stored, and the norm summed in the same (bucket) order.
+  let norm = 0;
   if (counts === undefined) {
     // Fold the counts onto `dims` buckets in the scratch buffer, keeping the touched order.
     const scratch = scratchOf(dims);
@@ -227,21 +229,20 @@ export function vectorizeShared(c: BucketCounts, dims: number): SharedVector {
     }
     for (let k = 0; k < length; k++) {
       const i = indices[k]!;
-      values[k] = scratch[i]!;
+      const count = scratch[i]! | 0;
       scratch[i] = 0;
+      const v = count < LOG_TABLE.length ? LOG_TABLE[count]! : 1 + Math.log(count);
+      values[k] = Math.fround(v);
+      norm += v * v;
     }
   } else {
     for (let k = 0; k < length; k++) {
       indices[k] = source[k]!;
-      values[k] = counts[k]!;
+      const count = counts[k]! | 0;
+      const v = count < LOG_TABLE.length ? LOG_TABLE[count]! : 1 + Math.log(count);
+      values[k] = Math.fround(v);
+      norm += v * v;
     }
-  }
-  let norm = 0;
-  for (let k = 0; k < length; k++) {
-    const count = values[k]! | 0;
-    const v = count < LOG_TABLE.length ? LOG_TABLE[count]! : 1 + Math.log(count);
-    values[k] = Math.fround(v);
-    norm += v * v;
   }
   norm = Math.sqrt(norm) || 1;
   for (let k = 0; k < length; k++) values[k] = Math.fround(values[k]! / norm);
