@@ -97,10 +97,8 @@ function withoutTrailingCuePunctuation(word: string): string {
 
 /** Looks at the one or two words before `start` (lower-cased, punctuation kept for "name:"). */
 export function cuesBefore(text: string, start: number): Cues {
-  const before = text
-    .slice(Math.max(0, start - 24), start)
-    .toLowerCase()
-    .replaceAll("’", "'");
+  const window = text.slice(Math.max(0, start - 24), start).toLowerCase();
+  const before = window.includes("’") ? window.replaceAll("’", "'") : window;
   const m = previousWords(before);
   if (m === null) return { strong: false, person: false, weak: false };
   const [, a = "", b] = m;
