@@ -73,6 +73,15 @@ export function wordIndex(text: string, owner?: object): WordIndex {
  */
 const EDGE_AFTER = ANCHOR_LENGTH + 1;
 
+/**
+ * The offset of an encoded start (encoded % RANK_STRIDE). Encoded starts of high anchor ranks are
+ * not small integers, and % on such numbers is a call into the runtime; a division by a power of
+ * two, its floor and the product are exact, and compile to a few instructions.
+ */
+function offsetOf(encoded: number): number {
+  return encoded - Math.floor(encoded / RANK_STRIDE) * RANK_STRIDE;
+}
+
 /** The starts of `text` from its base's index plus walks over the rest (see IndexBase). */
 function derivedStarts(text: string, base: IndexBase, starts: (number[] | undefined)[]): void {
   const { stretches } = base;
@@ -82,16 +91,26 @@ function derivedStarts(text: string, base: IndexBase, starts: (number[] | undefi
   for (let pattern = 0; pattern < baseStarts.length; pattern++) {
     const encoded = baseStarts[pattern];
     if (encoded === undefined) continue;
+    // lo: how many stretches start in base at or before q (stretches are in base order too), so
+    // lo - 1 is the last one. Offsets mostly come in ascending order (the walk pushes them so):
+    // then lo moves on from the previous offset's, else it is searched for (a mispredicted branch
+    // per step of a binary search cost more than the whole derivation otherwise).
+    let lo = 0;
+    let previous = Infinity;
     for (const e of encoded) {
-      const q = e % RANK_STRIDE;
-      // The last stretch starting in base at or before q (stretches are in base order too).
-      let lo = 0;
-      let hi = count;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (stretches[mid * 3 + 1]! <= q) lo = mid + 1;
-        else hi = mid;
+      const q = offsetOf(e);
+      if (q >= previous) {
+        while (lo < count && stretches[lo * 3 + 1]! <= q) lo++;
+      } else {
+        lo = 0;
+        let hi = count;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (stretches[mid * 3 + 1]! <= q) lo = mid + 1;
+          else hi = mid;
+        }
       }
+      previous = q;
       if (lo === 0) continue;
       const k = (lo - 1) * 3;
       const offset = q - stretches[k + 1]!;
@@ -164,7 +183,7 @@ export function anchoredMatches(
   const found: RegExpExecArray[] = [];
   for (let k = 0; k < ordered.length; k++) {
     const encoded = ordered[k]!;
-    p.sticky.lastIndex = encoded % RANK_STRIDE;
+    p.sticky.lastIndex = offsetOf(encoded);
     const m = p.sticky.exec(text);
     if (m === null) continue;
     found.push(m);
