@@ -101,7 +101,9 @@ export function cuesBefore(text: string, start: number): Cues {
   const before = window.includes("’") ? window.replaceAll("’", "'") : window;
   const m = previousWords(before);
   if (m === null) return { strong: false, person: false, weak: false };
-  const [, a = "", b] = m;
+  // Index access, not array destructuring (which goes through the iterator protocol).
+  const a = m[1] ?? "";
+  const b = m[2];
   const last = b ?? a;
   const pair = b === undefined ? last : `${a} ${b}`;
   const bare = withoutTrailingCuePunctuation(last);
