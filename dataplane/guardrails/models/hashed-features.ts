@@ -26,9 +26,21 @@ const scratchBySize = new Map<number, Float32Array>();
 /** One buffer of touched bucket numbers per model size, reused by every call. */
 const touchedBySize = new Map<number, Int32Array>();
 
+/** Word characters of the features (a-z, 0-9, and from U+00C0 on) for the first 256 codes. */
+const WORD_CODES = Uint8Array.from({ length: 256 }, (_, c) =>
+  (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c >= 0xc0 ? 1 : 0,
+);
+
+function isFeatureWordCode(c: number): boolean {
+  return c < 256 ? WORD_CODES[c] === 1 : true;
+}
+
 /**
  * Counts the hashed features of a folded text into `dims` buckets (a power of two): word unigrams,
- * word bigrams and character 4-grams (word-bounded by spaces).
+ * word bigrams and character 4-grams (word-bounded by spaces). Every character that is not a word
+ * character counts as a space; the text ends with one more space. At a word's end its unigram and
+ * (after another word) its bigram come before the 4-gram that ends with the space. The buckets are
+ * listed in the order the text first touches them.
  */
 export function featureCounts(foldedText: string, dims: number): BucketCounts {
   const text =
@@ -38,20 +50,33 @@ export function featureCounts(foldedText: string, dims: number): BucketCounts {
   const mask = dims - 1;
   let t = 0;
   let prevWord = 0;
-  let word = FNV_OFFSET;
-  let inWord = false;
   let c1 = 32;
   let c2 = 32;
   let c3 = 32;
   const n = text.length;
-  // The hashing of mix() is written out inline: this loop runs once per character.
-  for (let i = 0; i <= n; i++) {
-    const c = i < n ? text.charCodeAt(i) : 32;
-    const wordChar = (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c >= 0xc0;
-    if (wordChar) {
-      word = Math.imul(word ^ c, FNV_PRIME);
-      inWord = true;
-    } else if (inWord) {
+  // The hashing of mix() is written out inline. One loop per word and one step per other
+  // character: the word test is taken once per character and the word's end needs no flag.
+  let i = 0;
+  while (i < n) {
+    let c = text.charCodeAt(i);
+    if (isFeatureWordCode(c)) {
+      let word = FNV_OFFSET;
+      do {
+        word = Math.imul(word ^ c, FNV_PRIME);
+        const h = Math.imul(
+          Math.imul(Math.imul(CHAR_SEED ^ c1, FNV_PRIME) ^ c2, FNV_PRIME) ^ c3,
+          FNV_PRIME,
+        );
+        const b = Math.imul(h ^ c, FNV_PRIME) & mask;
+        if (counts[b]!++ === 0) touched[t++] = b;
+        c1 = c2;
+        c2 = c3;
+        c3 = c;
+        i++;
+        if (i >= n) break;
+        c = text.charCodeAt(i);
+      } while (isFeatureWordCode(c));
+      // The word ends at i (a space, or the end of the text).
       const w = Math.imul(word ^ WORD_SEED, FNV_PRIME);
       let b = w & mask;
       if (counts[b]!++ === 0) touched[t++] = b;
@@ -60,21 +85,21 @@ export function featureCounts(foldedText: string, dims: number): BucketCounts {
         if (counts[b]!++ === 0) touched[t++] = b;
       }
       prevWord = w;
-      word = FNV_OFFSET;
-      inWord = false;
     }
-    const cc = wordChar ? c : 32;
-    if (cc !== 32 || c3 !== 32) {
+    // A space at i (the character, or the one after the text's end when a word ran out there):
+    // a 4-gram unless it follows another space.
+    if (c3 !== 32) {
       const h = Math.imul(
         Math.imul(Math.imul(CHAR_SEED ^ c1, FNV_PRIME) ^ c2, FNV_PRIME) ^ c3,
         FNV_PRIME,
       );
-      const b = Math.imul(h ^ cc, FNV_PRIME) & mask;
+      const b = Math.imul(h ^ 32, FNV_PRIME) & mask;
       if (counts[b]!++ === 0) touched[t++] = b;
     }
     c1 = c2;
     c2 = c3;
-    c3 = cc;
+    c3 = 32;
+    i++;
   }
   // Plain arrays: a few hundred small integers are cheaper to allocate than typed arrays.
   const indices: number[] = [];
@@ -190,6 +215,8 @@ export function vectorizeShared(c: BucketCounts, dims: number): SharedVector {
     sharedValues.set(dims, values);
   }
   const counts = dims === c.dims ? c.counts : undefined;
+  // Each count is log-scaled as it is stored, and the norm summed in the same (bucket) order.
+  let norm = 0;
   if (counts === undefined) {
     // Fold the counts onto `dims` buckets in the scratch buffer, keeping the touched order.
     const scratch = scratchOf(dims);
@@ -202,21 +229,20 @@ export function vectorizeShared(c: BucketCounts, dims: number): SharedVector {
     }
     for (let k = 0; k < length; k++) {
       const i = indices[k]!;
-      values[k] = scratch[i]!;
+      const count = scratch[i]! | 0;
       scratch[i] = 0;
+      const v = count < LOG_TABLE.length ? LOG_TABLE[count]! : 1 + Math.log(count);
+      values[k] = Math.fround(v);
+      norm += v * v;
     }
   } else {
     for (let k = 0; k < length; k++) {
       indices[k] = source[k]!;
-      values[k] = counts[k]!;
+      const count = counts[k]! | 0;
+      const v = count < LOG_TABLE.length ? LOG_TABLE[count]! : 1 + Math.log(count);
+      values[k] = Math.fround(v);
+      norm += v * v;
     }
-  }
-  let norm = 0;
-  for (let k = 0; k < length; k++) {
-    const count = values[k]! | 0;
-    const v = count < LOG_TABLE.length ? LOG_TABLE[count]! : 1 + Math.log(count);
-    values[k] = Math.fround(v);
-    norm += v * v;
   }
   norm = Math.sqrt(norm) || 1;
   for (let k = 0; k < length; k++) values[k] = Math.fround(values[k]! / norm);

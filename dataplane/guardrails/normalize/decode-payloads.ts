@@ -173,18 +173,61 @@ function isRunCode(c: number): boolean {
   return c < 128 && RUN_CODES[c] === 1;
 }
 
-interface Candidate {
+export interface Candidate {
   start: number;
   end: number;
   decode: (raw: string) => string | undefined;
   encoding: PayloadEncoding;
 }
 
+/** 1 for hex digits and the separators of spaced hex (isHexCode, isSeparatorCode), by char code. */
+const SPACED_HEX_CODES = new Uint8Array(128);
+for (let c = 0; c < 128; c++) SPACED_HEX_CODES[c] = isHexCode(c) || isSeparatorCode(c) ? 1 : 0;
+
+/** Shortest run a candidate is made of, and shortest spaced hex (8 pairs, 7 separators). */
+const MIN_RUN = 16;
+const MIN_SPACED_HEX = 8 * 2 + 7;
+
+/**
+ * Whether `text` has `length` consecutive characters marked in `codes` (ASCII only). Such a
+ * stretch covers one of the offsets length - 1, 2 * length - 1, ...: only those are looked at,
+ * and from one in the class the stretch around it is measured (at most `length` each way).
+ */
+function hasStretch(text: string, length: number, codes: Uint8Array): boolean {
+  const n = text.length;
+  for (let p = length - 1; p < n; p += length) {
+    if (!inCodes(text.charCodeAt(p), codes)) continue;
+    let from = p;
+    while (from > p - length + 1 && inCodes(text.charCodeAt(from - 1), codes)) from--;
+    let to = p + 1;
+    while (to < n && to - from < length && inCodes(text.charCodeAt(to), codes)) to++;
+    if (to - from >= length) return true;
+  }
+  return false;
+}
+
+function inCodes(c: number, codes: Uint8Array): boolean {
+  return c < 128 && codes[c] === 1;
+}
+
+/**
+ * Whether `text` can hold a candidate at all: a base64/hex run of MIN_RUN characters, or a stretch
+ * of hex digits and separators as long as the shortest spaced hex. Ordinary text has neither, and
+ * finding that reads about a third of its characters instead of all of them.
+ */
+export function mayHoldEncodedRun(text: string): boolean {
+  return hasStretch(text, MIN_RUN, RUN_CODES) || hasStretch(text, MIN_SPACED_HEX, SPACED_HEX_CODES);
+}
+
+function candidates(text: string): Candidate[] {
+  return mayHoldEncodedRun(text) ? scanCandidates(text) : [];
+}
+
 /**
  * One linear pass for encoded-looking runs: unbroken base64/hex runs of 16+ characters, and 8+
  * hex byte pairs separated by spaces, colons or commas ("69 67 6e ...", "\x69\x67...").
  */
-function candidates(text: string): Candidate[] {
+export function scanCandidates(text: string): Candidate[] {
   const out: Candidate[] = [];
   const n = text.length;
   let i = 0;
@@ -193,7 +236,7 @@ function candidates(text: string): Candidate[] {
     if (i >= n) break;
     let j = i + 1;
     while (j < n && isRunCode(text.charCodeAt(j))) j++;
-    if (j - i >= 16) {
+    if (j - i >= MIN_RUN) {
       const raw = text.slice(i, j);
       const hexBody = raw.replace(HEX_PREFIXES, "");
       if (ALL_HEX.test(hexBody)) out.push({ start: i, end: j, decode: decodeHex, encoding: "hex" });

@@ -177,28 +177,37 @@ function identityOrigin(length: number): Int32Array {
   return identity.subarray(0, length);
 }
 
+/** Fast-path classes by char code: a word character, a space or line break, not printable ASCII. */
+const WORD_CLASS = 1;
+const SPACE_CLASS = 2;
+const INVALID_CLASS = 4;
+const FAST_PATH_CLASS = Uint8Array.from({ length: 128 }, (_, c) => {
+  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57)) return WORD_CLASS;
+  if (c === 0x20 || c === 0x0a) return SPACE_CLASS;
+  return c < 0x20 || c > 0x7e ? INVALID_CLASS : 0;
+});
+
 /**
  * Anything but printable ASCII, single spaces and single line breaks between words (one pass; the
  * same test as /[^\x20-\x7e\n]|^[ \n]|[ \n][ \n]/): -1 when the slow path is needed, else the
- * number of words (runs of ASCII letters and digits) of the text, counted on the way. One space or
- * line break at the end is kept as it is by the slow path too (streamed pieces and answers often
- * end with one), so it stays on the fast path; only a leading one is dropped there.
+ * number of words (runs of ASCII letters and digits), counted on the way. One space or line break
+ * at the end stays (the slow path keeps it as it is). One class look-up per character, no branch:
+ * a word starts where a word character follows another class; a space after a space (or first)
+ * or an invalid character marks the text for the slow path.
  */
 function fastPathWords(text: string): number {
-  let previousSpace = true; // a space or line break first counts as a doubled one
-  let previousWord = false;
+  let previous = SPACE_CLASS; // a space or line break first counts as a doubled one
+  let bad = 0;
   let words = 0;
-  for (let i = 0; i < text.length; i++) {
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
-    const space = c === 0x20 || c === 0x0a;
-    if (!space && (c < 0x20 || c > 0x7e)) return -1;
-    if (space && previousSpace) return -1;
-    previousSpace = space;
-    const word = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
-    if (word && !previousWord) words++;
-    previousWord = word;
+    const k = c < 128 ? FAST_PATH_CLASS[c]! : INVALID_CLASS;
+    bad |= (k & previous & SPACE_CLASS) | (k & INVALID_CLASS);
+    words += k & ~previous & WORD_CLASS;
+    previous = k;
   }
-  return words;
+  return bad !== 0 ? -1 : words;
 }
 
 function decodeUnits(units: Uint16Array, length: number): string {

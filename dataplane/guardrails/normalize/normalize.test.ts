@@ -145,6 +145,39 @@ test("the words of the folded view are counted as /[\\p{L}\\p{N}]+/gu finds them
   }
 });
 
+test("the fast path takes exactly the texts of printable ASCII with single spaces between words", (t) => {
+  const slowPath = /[^\x20-\x7e\n]|^[ \n]|[ \n][ \n]/;
+  const pieces = [
+    "a",
+    "Bc",
+    "12",
+    " ",
+    "\n",
+    "  ",
+    "-",
+    ".",
+    "~",
+    "\t",
+    "\u007f",
+    "é",
+    "\u0000",
+    "Z9",
+  ];
+  let seed = 9;
+  for (let k = 0; k < 20_000; k++) {
+    let text = "";
+    const count = k % 12;
+    for (let p = 0; p < count; p++) {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      text += pieces[(seed >>> 16) % pieces.length];
+    }
+    const words = foldText(text).words;
+    const want = slowPath.test(text) ? undefined : (text.match(/[A-Za-z0-9]+/g)?.length ?? 0);
+    if (words !== want) t.fail(JSON.stringify(text));
+  }
+  t.pass();
+});
+
 test("the leetspeak view holds the windows around every changed run", (t) => {
   const text = `${"plain words ".repeat(40)}1gn0r3 ${"more text ".repeat(40)}b@d`;
   const leet = buildScanViews(text).find((v) => v.kind === "leetspeak");

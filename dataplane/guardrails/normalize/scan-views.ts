@@ -83,7 +83,7 @@ function leetWindows(
   const base: IndexBase = {
     text: folded.text,
     owner: foldedView,
-    stretches: Int32Array.from(stretches),
+    stretches: new Int32Array(stretches),
   };
   return Object.assign(view, { [INDEX_BASE]: base });
 }

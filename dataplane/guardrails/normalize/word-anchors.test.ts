@@ -111,3 +111,18 @@ test("the word index holds, per pattern, every word start that begins with one o
     }
   }
 });
+
+test("starts are tried by anchor rank, then by offset, for short and long lists", (t) => {
+  // Two anchors interleaved: every "beta" start (rank 1) comes after every "alpha" start (rank 0).
+  const p = anchored(/(?:alpha|beta) \d+/gu);
+  for (const words of [3, 20, 200]) {
+    let text = "";
+    for (let k = 0; k < words; k++) text += k % 2 === 0 ? `beta ${k} ` : `alpha ${k} `;
+    const found = anchoredMatches(p, text, wordIndex(text), Infinity).map((m) => m[0]);
+    const want = [
+      ...[...text.matchAll(/alpha \d+/g)].map((m) => m[0]),
+      ...[...text.matchAll(/beta \d+/g)].map((m) => m[0]),
+    ];
+    t.deepEqual(found, want);
+  }
+});

@@ -58,7 +58,8 @@ export function closestKeywordBefore(
   keywords: readonly string[],
 ): string | undefined {
   const { phrases, longest, phraseEnds } = keywordSet(keywords);
-  const words = textBefore(text, start, width).replaceAll("’", "'").match(WORDS) ?? [];
+  const window = textBefore(text, start, width);
+  const words = (window.includes("’") ? window.replaceAll("’", "'") : window).match(WORDS) ?? [];
   for (let i = words.length - 1; i >= 0; i--) {
     let phrase = "";
     // Phrases of several words are built only from a word that ends one.

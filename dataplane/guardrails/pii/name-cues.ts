@@ -97,13 +97,13 @@ function withoutTrailingCuePunctuation(word: string): string {
 
 /** Looks at the one or two words before `start` (lower-cased, punctuation kept for "name:"). */
 export function cuesBefore(text: string, start: number): Cues {
-  const before = text
-    .slice(Math.max(0, start - 24), start)
-    .toLowerCase()
-    .replaceAll("’", "'");
+  const window = text.slice(Math.max(0, start - 24), start).toLowerCase();
+  const before = window.includes("’") ? window.replaceAll("’", "'") : window;
   const m = previousWords(before);
   if (m === null) return { strong: false, person: false, weak: false };
-  const [, a = "", b] = m;
+  // Index access, not array destructuring (which goes through the iterator protocol).
+  const a = m[1] ?? "";
+  const b = m[2];
   const last = b ?? a;
   const pair = b === undefined ? last : `${a} ${b}`;
   const bare = withoutTrailingCuePunctuation(last);

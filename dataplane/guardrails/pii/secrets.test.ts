@@ -1,5 +1,5 @@
 import test from "ava";
-import { findSecrets } from "./secrets.js";
+import { findSecrets, holdsKeyFormatLiteral, KEY_FORMAT_LITERALS } from "./secrets.js";
 
 /**
  * A small labelled set: each text with the exact secret values it holds. Values are made up in
@@ -110,4 +110,53 @@ test("a private key header without its END line is still caught up to the end of
     "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\nAAAAAAAB";
   const [match] = findSecrets(text);
   t.deepEqual(match && { start: match.start, end: match.end }, { start: 0, end: text.length });
+});
+
+test("the key-format literals are found around their marks exactly where a whole-text search finds them", (t) => {
+  const literals = [
+    "AKIA",
+    "ASIA",
+    "ABIA",
+    "ACCA",
+    "AGPA",
+    "AIDA",
+    "AIPA",
+    "ANPA",
+    "ANVA",
+    "AROA",
+    "APKA",
+    "ASCA",
+    "ghp_",
+    "ghs_",
+    "github_pat_",
+    "glpat-",
+    "xoxb-",
+    "xoxe-",
+    "hooks.slack.com",
+    "sk_live_",
+    "rk_test_",
+    "sk-",
+    "ev_sk_",
+    "AIza",
+    "eyJ",
+    "npm_",
+    "hf_",
+  ];
+  const noise = ["a", "A", "_", "-", "J", " ", "k", "s", "x", "o", "hooks.slack", "e", "y", "\n"];
+  let seed = 5;
+  const next = (): number => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed / 2 ** 32;
+  };
+  for (let k = 0; k < 30_000; k++) {
+    let text = "";
+    const pieces = Math.floor(next() * 80);
+    for (let p = 0; p < pieces; p++) {
+      const list = next() < 0.03 ? literals : noise;
+      text += list[Math.floor(next() * list.length)];
+    }
+    if (holdsKeyFormatLiteral(text) !== KEY_FORMAT_LITERALS.test(text))
+      t.fail(JSON.stringify(text));
+  }
+  t.pass();
 });

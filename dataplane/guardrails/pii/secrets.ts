@@ -117,8 +117,32 @@ const BEARER_WITH_INDICES = new RegExp(BEARER.source, "dgi");
  * A literal every key format contains: text without any of them holds no key format, so one
  * search replaces fourteen (most text has none).
  */
-const KEY_FORMAT_LITERALS =
+export const KEY_FORMAT_LITERALS =
   /AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA|gh[pousr]_|github_pat_|glpat-|xox[abposre]-|hooks\.slack\.com|[sr]k_(?:live|test)_|sk-|ev_sk_|AIza|eyJ|npm_|hf_/;
+
+/** The longest literal of KEY_FORMAT_LITERALS ("hooks.slack.com"). */
+const KEY_LITERAL_LENGTH = 15;
+/**
+ * Every literal of KEY_FORMAT_LITERALS but "hooks.slack.com" holds one of these characters, so the
+ * literals are searched for only around them (most text has few).
+ */
+const KEY_LITERAL_MARKS = /[A_J-]/g;
+/** With more marks than this, one search of the whole text costs less than a search per mark. */
+const MARKED_SEARCHES = 24;
+
+/** KEY_FORMAT_LITERALS.test(text), searching the text only around the marks. */
+export function holdsKeyFormatLiteral(text: string): boolean {
+  if (text.includes("hooks.slack.com")) return true;
+  KEY_LITERAL_MARKS.lastIndex = 0;
+  let searches = 0;
+  for (let m = KEY_LITERAL_MARKS.exec(text); m !== null; m = KEY_LITERAL_MARKS.exec(text)) {
+    if (++searches > MARKED_SEARCHES) return KEY_FORMAT_LITERALS.test(text);
+    // A literal holding the mark lies within KEY_LITERAL_LENGTH - 1 characters of it.
+    const from = Math.max(0, m.index - KEY_LITERAL_LENGTH + 1);
+    if (KEY_FORMAT_LITERALS.test(text.slice(from, m.index + KEY_LITERAL_LENGTH))) return true;
+  }
+  return false;
+}
 
 const PLACEHOLDER =
   /^(?:<.*>|\$\{.*\}|\$[A-Z_]+|\{\{.*\}\}|%.*%|x+|\*+|\.+|null|none|undefined|true|false|changeme|password|secret|token|example|redacted|your[_-].*|my[_-].*|\[.*\])$/i;
@@ -160,7 +184,7 @@ function findAssignedSecrets(text: string): PiiMatch[] {
 
 export function findSecrets(text: string): PiiMatch[] {
   const matches: PiiMatch[] = [];
-  const formats = KEY_FORMAT_LITERALS.test(text) ? KEY_FORMATS : [];
+  const formats = holdsKeyFormatLiteral(text) ? KEY_FORMATS : [];
   for (const format of formats) {
     for (const m of regexMatches(format.pattern, text)) {
       matches.push({

@@ -124,6 +124,13 @@ function extendBackwards(text: string, start: number): number {
 
 const ADDRESS_CUE = /(?:^|\n|,|\b(?:at|to|address|is|from)\s*:?)\s*$/iu;
 
+/** WHITESPACE.test(text[i]) for i inside the text, without a regex call for ASCII. */
+function isWhitespaceAt(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
+  return WHITESPACE.test(text[i]!);
+}
+
 /**
  * Every core holds a digit (ship names and "the corner of" aside, which sit next to ZIPs and
  * numbers in practice), so the patterns run only on windows around digit runs: prose without
@@ -135,10 +142,10 @@ function digitWindows(text: string): Array<{ start: number; end: number }> {
     // Widen to whitespace, but by at most 32 characters: a text without spaces stays linear.
     let start = Math.max(0, m.index - 100);
     const startLimit = Math.max(0, start - 32);
-    while (start > startLimit && !WHITESPACE.test(text[start - 1] ?? "")) start--;
+    while (start > startLimit && !isWhitespaceAt(text, start - 1)) start--;
     let end = Math.min(text.length, m.index + m[0].length + 40);
     const endLimit = Math.min(text.length, end + 32);
-    while (end < endLimit && !WHITESPACE.test(text[end] ?? "")) end++;
+    while (end < endLimit && !isWhitespaceAt(text, end)) end++;
     const last = windows.at(-1);
     if (last !== undefined && start <= last.end) last.end = Math.max(last.end, end);
     else windows.push({ start, end });
