@@ -47,6 +47,7 @@ export async function streamRelayTree(
         model: "m",
         messages: [{ role: "user", content: "Summarise the quarterly report in two sentences." }],
         stream: true,
+        stream_options: { include_usage: true },
       },
       stream: true,
       startedAt: 0,

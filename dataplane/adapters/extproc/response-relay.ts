@@ -76,8 +76,11 @@ export class ResponseRelay {
   }
 
   private async sseChunk(sse: SseRelay, body: Buffer, end: boolean): Promise<ChunkAnswer> {
-    // Filtered with the other streams' chunks of this turn (core/turn-batch.ts).
-    let text = await guardrailTurn.run(() => sse.push(body));
+    // Scanned chunks are filtered with the other streams' chunks of this turn (core/turn-batch.ts);
+    // with nothing scanned, at once.
+    let text = this.ctx.pipeline.scansStream(this.call)
+      ? await guardrailTurn.run(() => sse.push(body))
+      : sse.push(body);
     if (!sse.stopped && end) text += sse.end();
     const stop = sse.refused ?? sse.broken;
     if (stop) {

@@ -126,10 +126,13 @@ export async function relayStream(
         "backend error: the backend answered a streamed request without an event stream",
       );
     }
+    // Scanned chunks are filtered with the other streams' chunks of this turn (core/turn-batch.ts);
+    // with nothing scanned, each is relayed at once.
+    const batched = ctx.pipeline.scansStream(call);
     try {
       for await (const chunk of forwarded.response.body) {
-        // Filtered with the other streams' chunks of this turn (core/turn-batch.ts).
-        await write(await guardrailTurn.run(() => relay.push(chunk as Uint8Array)));
+        const bytes = chunk as Uint8Array;
+        await write(batched ? await guardrailTurn.run(() => relay.push(bytes)) : relay.push(bytes));
         if (relay.stopped) break;
       }
     } catch (err) {
