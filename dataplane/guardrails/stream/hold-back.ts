@@ -143,10 +143,21 @@ function tokensFrom(text: string, from: number): Token[] {
   return tokens;
 }
 
-function kindOf(text: string, token: Token): TokenKind {
-  const before = text.slice(Math.max(0, token.start - 4), token.start);
-  const sentenceStart = token.start === 0 || SENTENCE_END_BEFORE.test(before);
-  return tokenKind(text.slice(token.start, token.end), sentenceStart);
+/** The kind of `tokens[i]`, worked out on first use and kept in `kinds`. */
+function kindAt(
+  text: string,
+  tokens: Token[],
+  kinds: (TokenKind | undefined)[],
+  i: number,
+): TokenKind {
+  let kind = kinds[i];
+  if (kind === undefined) {
+    const token = tokens[i] as Token;
+    const before = text.slice(Math.max(0, token.start - 4), token.start);
+    const sentenceStart = token.start === 0 || SENTENCE_END_BEFORE.test(before);
+    kind = kinds[i] = tokenKind(text.slice(token.start, token.end), sentenceStart);
+  }
+  return kind;
 }
 
 export interface HoldOptions {
@@ -161,23 +172,25 @@ export function valueHoldFrom(text: string, from: number, options: HoldOptions =
   if (last === undefined) return text.length;
   // Only the run of tokens at the end matters: kinds are worked out from the last one back.
   const kinds: (TokenKind | undefined)[] = [];
-  const kind = (i: number): TokenKind => (kinds[i] ??= kindOf(text, tokens[i] as Token));
   const n = tokens.length;
   // JSON arguments: the last token may be a value's first word, whatever it looks like.
   if (options.strict === true && !ENDS_WITH_SPACE.test(text)) kinds[n - 1] = "value";
-  if (kind(n - 1) === "word") return text.length;
+  const lastKind = kindAt(text, tokens, kinds, n - 1);
+  if (lastKind === "word") return text.length;
   // An upper-case word ("AI", "NASA") is held while it may still grow ("GB" of "GB82...",
   // "AKIA" of a key) or next to a value ("GB82 WEST 1234"); otherwise it is a word.
   const complete = last.end < text.length;
-  if (kind(n - 1) === "caps" && complete && (n < 2 || kind(n - 2) !== "value")) return text.length;
+  if (lastKind === "caps" && complete && (n < 2 || kindAt(text, tokens, kinds, n - 2) !== "value"))
+    return text.length;
   let start = last.start;
   for (let i = n - 2; i >= 0; i--) {
     const token = tokens[i] as Token;
+    const kind = kindAt(text, tokens, kinds, i);
     const particle =
-      kind(i) === "word" &&
-      kind(i + 1) === "name" &&
+      kind === "word" &&
+      kindAt(text, tokens, kinds, i + 1) === "name" &&
       PARTICLES.has(text.slice(token.start, token.end).toLowerCase());
-    if (kind(i) === "word" && !particle) break;
+    if (kind === "word" && !particle) break;
     start = token.start;
   }
   // The space before a held value goes out with it, not as a chunk of its own.
