@@ -39,7 +39,6 @@ export function observedStage(stage: PipelineStage, observers: StageObservers): 
     openStreamFilter: stage.openStreamFilter
       ? (call, part) => stage.openStreamFilter?.(call, part)
       : undefined,
-    scansStream: stage.scansStream ? (call) => stage.scansStream?.(call) === true : undefined,
     afterCall:
       finished === undefined
         ? after

@@ -37,11 +37,6 @@ export interface PipelineStage {
     body: Record<string, unknown>,
   ): Promise<Record<string, unknown>>;
   openStreamFilter?(call: InferenceCall, part: StreamPart): StreamTextFilter | undefined;
-  /**
-   * Whether this stage's stream filters scan the call's text (CPU work the relays run in the
-   * guardrail turn batch, core/turn-batch.ts). Absent: they do not.
-   */
-  scansStream?(call: InferenceCall): boolean;
   afterCall?(call: InferenceCall): Promise<void>;
 }
 
@@ -67,7 +62,6 @@ export class Pipeline {
   private readonly admitting: readonly PipelineStage[];
   private readonly transforming: readonly PipelineStage[];
   private readonly filtering: readonly PipelineStage[];
-  private readonly scanning: readonly PipelineStage[];
   private readonly finishing: readonly PipelineStage[];
 
   constructor(s: PipelineStages) {
@@ -78,7 +72,6 @@ export class Pipeline {
     this.admitting = this.stages.filter((stage) => stage.beforeForward);
     this.transforming = this.stages.filter((stage) => stage.transformResponse);
     this.filtering = this.stages.filter((stage) => stage.openStreamFilter);
-    this.scanning = this.stages.filter((stage) => stage.scansStream);
     this.finishing = this.stages.filter((stage) => stage.afterCall);
   }
 
@@ -110,15 +103,6 @@ export class Pipeline {
       if (filter) filters.push(filter);
     }
     return chain(filters);
-  }
-
-  /**
-   * Whether any stage's stream filters scan this call's text: then a relay filters its chunks in
-   * the guardrail turn batch; otherwise at once (nothing to share a turn with).
-   */
-  scansStream(call: InferenceCall): boolean {
-    for (const stage of this.scanning) if (stage.scansStream?.(call) === true) return true;
-    return false;
   }
 
   /** Metering and audit: runs every stage's afterCall; a failing stage does not stop the others. */

@@ -139,7 +139,6 @@ export function createTracing(options: TracingOptions): Tracing {
         openStreamFilter: stage.openStreamFilter
           ? (call, part) => stage.openStreamFilter?.(call, part)
           : undefined,
-        scansStream: stage.scansStream ? (call) => stage.scansStream?.(call) === true : undefined,
         async afterCall(call) {
           try {
             if (stage.afterCall)

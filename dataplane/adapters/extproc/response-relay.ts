@@ -76,11 +76,8 @@ export class ResponseRelay {
   }
 
   private async sseChunk(sse: SseRelay, body: Buffer, end: boolean): Promise<ChunkAnswer> {
-    // Scanned chunks are filtered with the other streams' chunks of this turn (core/turn-batch.ts);
-    // with nothing scanned, at once.
-    let text = this.ctx.pipeline.scansStream(this.call)
-      ? await guardrailTurn.run(() => sse.push(body))
-      : sse.push(body);
+    // Filtered with the other streams' chunks of this turn (core/turn-batch.ts).
+    let text = await guardrailTurn.run(() => sse.push(body));
     if (!sse.stopped && end) text += sse.end();
     const stop = sse.refused ?? sse.broken;
     if (stop) {

@@ -102,10 +102,6 @@ function responseGuardStage(
       if (!state || !checksOutput(state.config)) return undefined;
       return streamGuard(call, state.config, state.placeholders, part);
     },
-    scansStream(call) {
-      const state = states.get(call);
-      return state !== undefined && checksOutput(state.config);
-    },
   };
 }
 

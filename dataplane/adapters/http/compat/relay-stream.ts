@@ -126,13 +126,12 @@ export async function relayStream(
         "backend error: the backend answered a streamed request without an event stream",
       );
     }
-    // Scanned chunks are filtered with the other streams' chunks of this turn (core/turn-batch.ts);
-    // with nothing scanned, each is relayed at once.
-    const batched = ctx.pipeline.scansStream(call);
     try {
       for await (const chunk of forwarded.response.body) {
-        const bytes = chunk as Uint8Array;
-        await write(batched ? await guardrailTurn.run(() => relay.push(bytes)) : relay.push(bytes));
+        // Filtered with the other streams' chunks of this turn (core/turn-batch.ts). Streams with
+        // nothing to scan too: relayed at once instead, they cost 10% more CPU per call under load
+        // (docs/benchmarks.md, "Issue 13, fourth pass: streamed answers").
+        await write(await guardrailTurn.run(() => relay.push(chunk as Uint8Array)));
         if (relay.stopped) break;
       }
     } catch (err) {
