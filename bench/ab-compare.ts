@@ -9,7 +9,8 @@
  * started (each its own upstream, bare proxy and fresh store); every round runs each target once,
  * order reversed every other round.
  * - Default (CPU): each gateway per kind (JSON and SSE, wrk -c50). Printed: the median CPU us per
- *   request of each target, and the median over rounds of after / before of the same round.
+ *   request of each target, and the median over rounds of after / before of the same round (and
+ *   each round's, in brackets).
  * - `--latency`: JSON at wrk -c1 against direct (the upstream itself), the bare proxy and each
  *   gateway. Printed: the median over rounds of each target's p50/p90/p99/p99.9 and of its
  *   added p50/p99 over direct in the same round, and after - before of the same round.
@@ -93,7 +94,10 @@ async function compareCpu(targets: WrkTarget[]): Promise<void> {
     const line = `${key.padEnd(40)} CPU us/req median ${median(values).toFixed(0).padStart(5)}`;
     const previous = cpu.get(`before:${key}`);
     const paired = previous ? values.map((v, i) => v / (previous[i] as number)) : [];
-    console.log(paired.length > 0 ? `${line}   after/before ${median(paired).toFixed(3)}` : line);
+    const rounds = paired.map((r) => r.toFixed(2)).join(" ");
+    console.log(
+      paired.length > 0 ? `${line}   after/before ${median(paired).toFixed(3)} (${rounds})` : line,
+    );
   }
 }
 

@@ -7,6 +7,8 @@
  * at those seconds (the gateway runs with --heapsnapshot-signal=SIGUSR2; the files land in the
  * repository root, Heap.*.heapsnapshot). PGLITE_MEMORY_LOG_SECS=30 makes the embedded store's worker
  * print its V8 heap, PGlite's WebAssembly memory and Postgres' memory contexts every 30 s.
+ * SSE=1 drives streamed chat (the bench's 5-chunk stream) instead of JSON; OFF=1 uses a key with
+ * every guardrail off instead of the default policy.
  *
  *   SECS=120 npx tsx scripts/memory-probe.ts
  */
@@ -15,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chatBody, FAST_MODEL, PACED_MODEL } from "../bench/bench-models.js";
-import { createMemberKey, registerBenchModels } from "../bench/gateway-setup.js";
+import { createMemberKey, GUARDRAILS_OFF, registerBenchModels } from "../bench/gateway-setup.js";
 import { ensureWrk, runWrk } from "../bench/load/wrk.js";
 import { startChild } from "../bench/processes/child-process.js";
 import { startGateway } from "../bench/processes/gateway-child.js";
@@ -45,7 +47,8 @@ const gateway = await startGateway(
 );
 try {
   const { url, adminKey } = gateway.info;
-  const key = await createMemberKey(url, adminKey, "memory-probe");
+  const policy = process.env.OFF === "1" ? GUARDRAILS_OFF : undefined;
+  const key = await createMemberKey(url, adminKey, "memory-probe", policy);
   await registerBenchModels(url, adminKey, upstream.info.url, [FAST_MODEL, PACED_MODEL], key);
   const started = Date.now();
   const sample = async (): Promise<void> => {
@@ -69,7 +72,7 @@ try {
     connections: Number(process.env.CONNS ?? 50),
     seconds,
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: chatBody(FAST_MODEL, false),
+    body: chatBody(FAST_MODEL, process.env.SSE === "1"),
   });
   clearInterval(timer);
   for (const t of snapTimers) clearTimeout(t);

@@ -10,6 +10,7 @@ import {
 } from "../pii/redact.js";
 import { placeholderRestoreScan } from "../pii/stream-scan.js";
 import { evaluateOutput } from "../policy/evaluate.js";
+import { builtInDetectors, type GuardrailDetectors } from "../policy/guardrail-detectors.js";
 import type { GuardrailPolicy } from "../policy/policy-schema.js";
 import type { CompiledRule } from "../rules/compile-rule.js";
 import { KeywordPrefixes, placeholderHoldFrom, valueHoldFrom } from "../stream/hold-back.js";
@@ -18,6 +19,7 @@ import {
   type ScanResult,
   type ScanSpan,
 } from "../stream/incremental-scanner.js";
+import { LastTextPii } from "../stream/last-text-pii.js";
 import { LowLatencyScanner } from "../stream/low-latency-scanner.js";
 import { regexPrefixHold } from "../stream/regex-prefix.js";
 import type { GuardConfig } from "./guard-config.js";
@@ -62,8 +64,14 @@ function copyMap(map: PlaceholderMap): PlaceholderMap {
   };
 }
 
+type HoldFrom = (text: string, from: number) => number;
+
 /** Where a value could still be growing, for every span detector of the policy. */
-function holdFor(policy: GuardrailPolicy, rules: readonly CompiledRule[], part: StreamPart) {
+function holdFor(
+  policy: GuardrailPolicy,
+  rules: readonly CompiledRule[],
+  strict: boolean,
+): HoldFrom {
   const output = rules.filter((r) => r.appliesTo("output"));
   const keywords = output
     .filter((r) => r.definition.kind === "keyword")
@@ -72,7 +80,6 @@ function holdFor(policy: GuardrailPolicy, rules: readonly CompiledRule[], part: 
     .filter((r) => r.definition.kind === "regex")
     .map((r) => regexPrefixHold(r.definition.pattern ?? "", r.definition.flags ?? ""));
   const values = policy.pii.enabled || output.some((r) => r.definition.kind === "pii");
-  const strict = part.field === "arguments";
   return (text: string, from: number): number => {
     let at = values ? valueHoldFrom(text, from, { strict }) : text.length;
     for (const k of keywords) at = Math.min(at, k.holdFrom(text, from));
@@ -81,6 +88,42 @@ function holdFor(policy: GuardrailPolicy, rules: readonly CompiledRule[], part: 
     while (at < text.length && at > from && SPACE.test(text[at - 1] ?? "")) at--;
     return at;
   };
+}
+
+/** What the stream guards of one config share: worked out once per config, not per part. */
+interface StreamPlan {
+  lowLatency: boolean;
+  /** Span detectors (low latency: content safety judges the whole text instead). */
+  spanPolicy: GuardrailPolicy;
+  /** Whole-text detectors: content safety and max_tokens rules; undefined when there are none. */
+  whole: { policy: GuardrailPolicy; rules: CompiledRule[] } | undefined;
+  /** Hold-back of prose (content, refusal) and of tool-call arguments. */
+  holdProse: HoldFrom;
+  holdArguments: HoldFrom;
+}
+
+const PLANS = new WeakMap<GuardConfig, StreamPlan>();
+
+function streamPlan(config: GuardConfig): StreamPlan {
+  let plan = PLANS.get(config);
+  if (plan !== undefined) return plan;
+  const { policy, rules } = config;
+  const lowLatency = policy.stream_mode !== "buffered";
+  const wholeRules = rules.filter(
+    (r) => r.appliesTo("output") && r.definition.kind === "max_tokens",
+  );
+  plan = {
+    lowLatency,
+    spanPolicy: lowLatency ? { ...policy, safety: { ...policy.safety, enabled: false } } : policy,
+    whole:
+      policy.safety.enabled || wholeRules.length > 0
+        ? { policy: { ...policy, pii: { ...policy.pii, enabled: false } }, rules: wholeRules }
+        : undefined,
+    holdProse: holdFor(policy, rules, false),
+    holdArguments: holdFor(policy, rules, true),
+  };
+  PLANS.set(config, plan);
+  return plan;
 }
 
 /** Puts the request's originals back, holding only a "[" that may open a placeholder. */
@@ -114,18 +157,34 @@ export function streamGuard(
   part: StreamPart,
 ): StreamTextFilter {
   const { policy, rules } = config;
-  const lowLatency = policy.stream_mode !== "buffered";
-  // Low latency: span detectors on the held text; content safety judges the text so far, in
-  // wholeText (a classifier has too little evidence on a sentence fragment).
-  const spanPolicy: GuardrailPolicy = lowLatency
-    ? { ...policy, safety: { ...policy.safety, enabled: false } }
-    : policy;
+  const plan = streamPlan(config);
+  const { lowLatency, spanPolicy } = plan;
+  // The PII of the last text scanned, for the next scan of the same text (last-text-pii.ts).
+  const lastPii = new LastTextPii();
+  const spanDetectors: Partial<GuardrailDetectors> = {
+    pii: (text, entities) => lastPii.detect(text, entities),
+  };
+  // Low latency scans held text that may still grow: placeholders are allocated in a scratch copy
+  // of the request's map, and in the request's map only for values actually released (resolve).
+  // Both maps only grow, each entry through placeholderFor: while neither has grown since the
+  // copy, the copy is still the request's map and is used again.
+  let scratch: PlaceholderMap | undefined;
+  let scratchSize = -1;
+  const scratchMap = (): PlaceholderMap => {
+    const size = placeholders.placeholderByValue.size;
+    if (scratch === undefined || size !== scratchSize || scratch.placeholderByValue.size !== size) {
+      scratch = copyMap(placeholders);
+      scratchSize = size;
+    }
+    return scratch;
+  };
   let lastBlock: { code: string; message: string } | undefined;
   const scan = (text: string): ScanResult => {
-    // Low latency scans held text that may still grow: placeholders are allocated in a scratch
-    // copy, and in the request's map only for values actually released (resolve).
-    const map = lowLatency ? copyMap(placeholders) : placeholders;
-    const e = evaluateOutput(spanPolicy, rules, text, { placeholders: map });
+    const map = lowLatency ? scratchMap() : placeholders;
+    const e = evaluateOutput(spanPolicy, rules, text, {
+      placeholders: map,
+      detectors: spanDetectors,
+    });
     if (e.decision.kind === "block") {
       lastBlock = { code: e.decision.code, message: e.decision.message };
       call.verdicts.push(...e.verdicts.filter((v) => v.action === "block"));
@@ -146,24 +205,37 @@ export function streamGuard(
     });
     return { spans };
   };
-  const wholeRules = rules.filter(
-    (r) => r.appliesTo("output") && r.definition.kind === "max_tokens",
-  );
-  const wholePolicy: GuardrailPolicy = { ...policy, pii: { ...policy.pii, enabled: false } };
+  const whole = plan.whole;
+  // The safety classifiers mask the text's identifiers: found already when the span scan has just
+  // scanned the same text.
+  const wholeDetectors: Partial<GuardrailDetectors> = {
+    safety: (text, threshold, categories, identifiers, views, subject) =>
+      builtInDetectors.safety(
+        text,
+        threshold,
+        categories,
+        identifiers ?? lastPii.identifiersOf(text),
+        views,
+        subject,
+      ),
+  };
   const wholeText =
-    policy.safety.enabled || wholeRules.length > 0
-      ? (text: string) => {
-          const e = evaluateOutput(wholePolicy, wholeRules, text, { placeholders });
+    whole === undefined
+      ? undefined
+      : (text: string) => {
+          const e = evaluateOutput(whole.policy, whole.rules, text, {
+            placeholders,
+            detectors: wholeDetectors,
+          });
           if (e.decision.kind !== "block") return undefined;
           lastBlock = { code: e.decision.code, message: e.decision.message };
           call.verdicts.push(...e.verdicts.filter((v) => v.action === "block"));
           return e.decision.code;
-        }
-      : undefined;
+        };
   const guard: Scanner = lowLatency
     ? new LowLatencyScanner({
         scan,
-        holdFrom: holdFor(policy, rules, part),
+        holdFrom: part.field === "arguments" ? plan.holdArguments : plan.holdProse,
         wholeText,
         wholeTextStep: WHOLE_TEXT_STEP,
         wholeTextMaxStep: WHOLE_TEXT_MAX_STEP,

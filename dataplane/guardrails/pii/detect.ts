@@ -69,3 +69,23 @@ export function detectPii(text: string, options: DetectPiiOptions = {}): PiiMatc
   }
   return resolveOverlaps(candidates);
 }
+
+/**
+ * Every detector's candidates for `text`, overlaps not yet resolved: with piiFromCandidates, the two
+ * halves of detectPii, for a caller that needs the PII of one text for several sets of entities.
+ */
+export function piiCandidates(text: string): PiiMatch[] {
+  const candidates: PiiMatch[] = [];
+  for (const detector of DETECTORS) for (const match of detector.find(text)) candidates.push(match);
+  return candidates;
+}
+
+/** detectPii(text, { entities }), from piiCandidates(text). */
+export function piiFromCandidates(
+  candidates: readonly PiiMatch[],
+  entities: readonly PiiEntity[] = PII_ENTITIES,
+): PiiMatch[] {
+  if (entities === PII_ENTITIES) return resolveOverlaps(candidates);
+  const wanted = new Set(entities);
+  return resolveOverlaps(candidates.filter((match) => wanted.has(match.entity_type)));
+}

@@ -17,6 +17,8 @@ const ENDS_WITH_SPACE = /\s$/u;
 const SPACE = /\s/u;
 const WORD_CHAR = /[\p{L}\p{N}_]/u;
 const PLACEHOLDER_START = /^\[[A-Z0-9_]*$/;
+/** A token of ASCII lower-case letters only: tokenKind's common case, read as a word directly. */
+const ASCII_LOWER_WORD = /^[a-z]+$/;
 
 /**
  * Where a streamed text must be held back: the earliest index from which a detector's match could
@@ -106,6 +108,8 @@ function wordKind(core: string, sentenceStart: boolean): TokenKind {
 
 /** What a token could be part of (see above); sentence-initial capitals are read as words. */
 export function tokenKind(token: string, sentenceStart = false): TokenKind {
+  // Most tokens of prose: no punctuation, capital, apostrophe or joiner to strip or look at.
+  if (ASCII_LOWER_WORD.test(token)) return wordKind(token, sentenceStart);
   const core = token.replace(LEADING, "").replace(TRAILING, "");
   if (core.length === 0)
     return token.length > 0 && !ENDS_WITH_PUNCTUATION.test(token) ? "separator" : "word";
@@ -128,23 +132,32 @@ export function tokenKind(token: string, sentenceStart = false): TokenKind {
 interface Token {
   start: number;
   end: number;
-  kind: TokenKind;
 }
 
 function tokensFrom(text: string, from: number): Token[] {
   const tokens: Token[] = [];
   const re = TOKEN;
   re.lastIndex = from;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    const before = text.slice(Math.max(0, m.index - 4), m.index);
-    const sentenceStart = m.index === 0 || SENTENCE_END_BEFORE.test(before);
-    tokens.push({
-      start: m.index,
-      end: m.index + m[0].length,
-      kind: tokenKind(m[0], sentenceStart),
-    });
-  }
+  for (let m = re.exec(text); m !== null; m = re.exec(text))
+    tokens.push({ start: m.index, end: m.index + m[0].length });
   return tokens;
+}
+
+/** The kind of `tokens[i]`, worked out on first use and kept in `kinds`. */
+function kindAt(
+  text: string,
+  tokens: Token[],
+  kinds: (TokenKind | undefined)[],
+  i: number,
+): TokenKind {
+  let kind = kinds[i];
+  if (kind === undefined) {
+    const token = tokens[i] as Token;
+    const before = text.slice(Math.max(0, token.start - 4), token.start);
+    const sentenceStart = token.start === 0 || SENTENCE_END_BEFORE.test(before);
+    kind = kinds[i] = tokenKind(text.slice(token.start, token.end), sentenceStart);
+  }
+  return kind;
 }
 
 export interface HoldOptions {
@@ -156,23 +169,28 @@ export interface HoldOptions {
 export function valueHoldFrom(text: string, from: number, options: HoldOptions = {}): number {
   const tokens = tokensFrom(text, from);
   const last = tokens.at(-1);
+  if (last === undefined) return text.length;
+  // Only the run of tokens at the end matters: kinds are worked out from the last one back.
+  const kinds: (TokenKind | undefined)[] = [];
+  const n = tokens.length;
   // JSON arguments: the last token may be a value's first word, whatever it looks like.
-  if (last !== undefined && options.strict === true && !ENDS_WITH_SPACE.test(text))
-    last.kind = "value";
-  if (last === undefined || last.kind === "word") return text.length;
+  if (options.strict === true && !ENDS_WITH_SPACE.test(text)) kinds[n - 1] = "value";
+  const lastKind = kindAt(text, tokens, kinds, n - 1);
+  if (lastKind === "word") return text.length;
   // An upper-case word ("AI", "NASA") is held while it may still grow ("GB" of "GB82...",
   // "AKIA" of a key) or next to a value ("GB82 WEST 1234"); otherwise it is a word.
   const complete = last.end < text.length;
-  if (last.kind === "caps" && complete && tokens.at(-2)?.kind !== "value") return text.length;
+  if (lastKind === "caps" && complete && (n < 2 || kindAt(text, tokens, kinds, n - 2) !== "value"))
+    return text.length;
   let start = last.start;
-  for (let i = tokens.length - 2; i >= 0; i--) {
+  for (let i = n - 2; i >= 0; i--) {
     const token = tokens[i] as Token;
-    const next = tokens[i + 1] as Token;
+    const kind = kindAt(text, tokens, kinds, i);
     const particle =
-      token.kind === "word" &&
-      next.kind === "name" &&
+      kind === "word" &&
+      kindAt(text, tokens, kinds, i + 1) === "name" &&
       PARTICLES.has(text.slice(token.start, token.end).toLowerCase());
-    if (token.kind === "word" && !particle) break;
+    if (kind === "word" && !particle) break;
     start = token.start;
   }
   // The space before a held value goes out with it, not as a chunk of its own.

@@ -128,7 +128,9 @@ export async function relayStream(
     }
     try {
       for await (const chunk of forwarded.response.body) {
-        // Filtered with the other streams' chunks of this turn (core/turn-batch.ts).
+        // Filtered with the other streams' chunks of this turn (core/turn-batch.ts). Streams with
+        // nothing to scan too: relayed at once instead, they cost 10% more CPU per call under
+        // load (docs/benchmarks.md, "Issue 13, fourth pass: streamed answers ...").
         await write(await guardrailTurn.run(() => relay.push(chunk as Uint8Array)));
         if (relay.stopped) break;
       }
