@@ -101,13 +101,14 @@ export function featureCounts(foldedText: string, dims: number): BucketCounts {
     c3 = 32;
     i++;
   }
-  // Plain arrays: a few hundred small integers are cheaper to allocate than typed arrays.
-  const indices: number[] = [];
-  const values: number[] = [];
+  // Plain arrays: a few hundred small integers are cheaper to allocate than typed arrays. Sized
+  // once (filled in full before they are read), rather than grown by push.
+  const indices = new Array<number>(t);
+  const values = new Array<number>(t);
   for (let k = 0; k < t; k++) {
     const b = touched[k]!;
-    indices.push(b);
-    values.push(counts[b]!);
+    indices[k] = b;
+    values[k] = counts[b]!;
     counts[b] = 0;
   }
   return { dims, indices, counts: values };
