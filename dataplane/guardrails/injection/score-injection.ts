@@ -4,7 +4,7 @@
  * small hashed n-gram classifier. Pure and bounded: linear in the (capped) input.
  */
 import { buildScanViews, wordCount, type ScanView } from "../normalize/scan-views.js";
-import { predict, predictCounts, type LinearModel } from "../models/linear-model.js";
+import { predict, predictShared, type LinearModel } from "../models/linear-model.js";
 import { scanFeatureCounts } from "../models/model-text.js";
 import { anchored, anchoredMatches, mayMatch, wordIndex } from "../normalize/word-anchors.js";
 import { INJECTION_PATTERNS } from "./injection-patterns.js";
@@ -70,7 +70,7 @@ export function combineSignals(signals: InjectionSignal[]): number {
 export const CLASSIFIER_FULL_EVIDENCE_WORDS = 8;
 
 function classifierWeight(model: LinearModel, views: ScanView[]): number {
-  let p = predictCounts(model, scanFeatureCounts(views))[1]!;
+  let p = predictShared(model, scanFeatureCounts(views))[1]!;
   for (const v of views) if (ENCODED_VIEWS.has(v.kind)) p = Math.max(p, predict(model, v.text)[1]!);
   const words = wordCount(views[0]);
   const evidence = Math.min(1, words / CLASSIFIER_FULL_EVIDENCE_WORDS);

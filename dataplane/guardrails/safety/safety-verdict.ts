@@ -34,6 +34,7 @@ export function safetyVerdict(
     score: scores[driver],
     threshold: categoryThresholds[driver] ?? threshold,
     evidence: signals.map((s) => ({ label: s.label, start: s.start, end: s.end, score: s.weight })),
-    categories: { ...scores },
+    // scoreSafety made `scores` for this call and keeps no reference: no copy.
+    categories: scores,
   };
 }
