@@ -30,7 +30,8 @@ export const CLASSIFIER_FLOOR = 0.4;
 const COMPILED = INJECTION_PATTERNS.map((p) => ({ ...p, matcher: anchored(p.regex) }));
 
 function patternSignals(views: ScanView[]): InjectionSignal[] {
-  const byKey = new Map<string, InjectionSignal>();
+  // Made on the first match (most texts match no pattern).
+  let byKey: Map<string, InjectionSignal> | undefined;
   let encodedHit: InjectionSignal | undefined;
   for (const view of views) {
     const encoded = ENCODED_VIEWS.has(view.kind);
@@ -40,6 +41,7 @@ function patternSignals(views: ScanView[]): InjectionSignal[] {
       for (const m of anchoredMatches(p.matcher, view.text, index, MAX_MATCHES_PER_PATTERN)) {
         const span = view.spanInInput(m.index, m.index + m[0].length);
         const key = `${p.label}:${span.start}:${span.end}`;
+        byKey ??= new Map<string, InjectionSignal>();
         const prev = byKey.get(key);
         if (prev === undefined || prev.weight < p.weight)
           byKey.set(key, { label: p.label, ...span, weight: p.weight });
@@ -48,13 +50,16 @@ function patternSignals(views: ScanView[]): InjectionSignal[] {
       }
     }
   }
-  const signals = [...byKey.values()];
+  const signals = byKey === undefined ? [] : [...byKey.values()];
   if (encodedHit !== undefined) signals.push(encodedHit);
   return signals;
 }
 
 /** Noisy-OR over families: each family counts once, with its strongest signal. */
 export function combineSignals(signals: InjectionSignal[]): number {
+  // No signal, or one: no families to sort out (the same arithmetic as below).
+  if (signals.length === 0) return 0;
+  if (signals.length === 1) return 1 - (1 - Math.max(0, signals[0]!.weight));
   const best = new Map<string, number>();
   for (const s of signals) best.set(s.label, Math.max(best.get(s.label) ?? 0, s.weight));
   let keep = 1;
