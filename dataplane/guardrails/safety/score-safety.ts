@@ -296,6 +296,10 @@ export function scoreSafetyWith(
           ),
           evidenceOf(views),
         );
+  // Neither scores (no lexicon term, classifier below its floor): every category is 0, as the
+  // loop below would make it. (Without a lexicon term there are no signals to sort.)
+  if (rules === ZERO_SCORES && learned === ZERO_SCORES)
+    return { scores: emptyScores(), max: 0, signals };
   const scores = emptyScores();
   let max = 0;
   for (const c of SAFETY_CATEGORIES) {
