@@ -285,7 +285,12 @@ export function decodePayloads(text: string, depth = 0): DecodedPayload[] {
     for (let k = 0; k < outer; k++) {
       const p = found[k]!;
       for (const inner of decodePayloads(p.text, 1))
-        addPayload(found, { encoding: inner.encoding, text: inner.text, start: p.start, end: p.end });
+        addPayload(found, {
+          encoding: inner.encoding,
+          text: inner.text,
+          start: p.start,
+          end: p.end,
+        });
     }
   }
   return found;
