@@ -9,7 +9,7 @@ import { detectPii } from "../pii/detect.js";
 import type { PiiEntity } from "../pii/entities.js";
 import { predictShared, type LinearModel } from "../models/linear-model.js";
 import { MAX_MODEL_DIMS, scanFeatureCounts } from "../models/model-text.js";
-import { featureCounts, type BucketCounts } from "../models/hashed-features.js";
+import { sharedFeatureCounts, type BucketCounts } from "../models/hashed-features.js";
 import { B, E, rx } from "../injection/injection-pattern.js";
 import {
   anchored,
@@ -222,7 +222,8 @@ export interface IdentifierSpan {
 /**
  * The features the classifiers read: those of the text with identifiers replaced by neutral
  * placeholders. `known` are identifiers already found (sorted, non-overlapping); else they are
- * detected here. Only the model text of the masked text is built (not its other scan views).
+ * detected here. Only the model text of the masked text is built (not its other scan views). The
+ * counts are in shared buffers (see sharedFeatureCounts): read them before counting another text.
  */
 function classifierCounts(
   text: string,
@@ -238,7 +239,7 @@ function classifierCounts(
     end: m.end,
     placeholder: `[${m.entity_type}]`,
   }));
-  return featureCounts(maskedModelText(text, views[0], spans), MAX_MODEL_DIMS);
+  return sharedFeatureCounts(maskedModelText(text, views[0], spans), MAX_MODEL_DIMS);
 }
 
 function isIdentifier(m: IdentifierSpan): boolean {
