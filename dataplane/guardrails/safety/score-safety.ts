@@ -304,8 +304,9 @@ export function scoreSafetyWith(
   const scores = emptyScores();
   let max = 0;
   for (const c of SAFETY_CATEGORIES) {
-    scores[c] = Math.round((1 - (1 - rules[c]) * (1 - learned[c])) * 10000) / 10000;
-    max = Math.max(max, scores[c]);
+    const score = Math.round((1 - (1 - rules[c]) * (1 - learned[c])) * 10000) / 10000;
+    scores[c] = score;
+    max = Math.max(max, score);
   }
   signals.sort((a, b) => a.start - b.start);
   return { scores, max, signals };
