@@ -172,13 +172,15 @@ export const ANSWER_CATEGORY_CONFIDENCE = 0.5;
 
 /**
  * Classifier score per category: the hazard probability, shared out relative to the top category.
- * Below the floor it is ZERO_SCORES itself (read only).
+ * Scaled by `evidence` (below 1 on short texts: see evidenceOf). Below the floor it is ZERO_SCORES
+ * itself (read only).
  */
 function classifierScores(
   models: SafetyModels,
   counts: BucketCounts,
   floor: number,
   uncorroboratedAnswer = false,
+  evidence = 1,
 ): Record<SafetyCategory, number> {
   const hazard = predictShared(models.hazard, counts)[1]!;
   // Below the floor no category can score: skip the category model (most texts end here).
@@ -190,7 +192,9 @@ function classifierScores(
   const confidence = uncorroboratedAnswer ? Math.min(1, top / ANSWER_CATEGORY_CONFIDENCE) : 1;
   for (let i = 0; i < SAFETY_CATEGORIES.length; i++) {
     const m = hazard * (q[i]! / (top || 1)) * confidence;
-    scores[SAFETY_CATEGORIES[i]!] = Math.max(0, (m - floor) / (1 - floor));
+    const score = Math.max(0, (m - floor) / (1 - floor));
+    // Scaled by the evidence here (the same product as scaling the stored score afterwards).
+    scores[SAFETY_CATEGORIES[i]!] = evidence < 1 ? score * evidence : score;
   }
   return scores;
 }
@@ -251,15 +255,6 @@ function evidenceOf(views: ScanView[]): number {
   return Math.min(1, words / SAFETY_FULL_EVIDENCE_WORDS);
 }
 
-function scaled(
-  scores: Record<SafetyCategory, number>,
-  factor: number,
-): Record<SafetyCategory, number> {
-  if (factor >= 1 || scores === ZERO_SCORES) return scores;
-  for (const c of SAFETY_CATEGORIES) scores[c] *= factor;
-  return scores;
-}
-
 /**
  * Score with explicit classifiers (or none) and classifier floor; `scoreSafety` uses the bundled
  * ones. (The training script varies both to cross-validate.)
@@ -288,13 +283,11 @@ export function scoreSafetyWith(
   const learned =
     models === undefined
       ? ZERO_SCORES
-      : scaled(
-          classifierScores(
-            models,
-            classifierCounts(text, views, identifiers),
-            floor,
-            uncorroborated,
-          ),
+      : classifierScores(
+          models,
+          classifierCounts(text, views, identifiers),
+          floor,
+          uncorroborated,
           evidenceOf(views),
         );
   // Neither scores (no lexicon term, classifier below its floor): every category is 0, as the
@@ -303,8 +296,13 @@ export function scoreSafetyWith(
     return { scores: emptyScores(), max: 0, signals };
   const scores = emptyScores();
   let max = 0;
+  // ZERO_SCORES holds 0 for every category: not read.
+  const noRules = rules === ZERO_SCORES;
+  const unlearned = learned === ZERO_SCORES;
   for (const c of SAFETY_CATEGORIES) {
-    const score = Math.round((1 - (1 - rules[c]) * (1 - learned[c])) * 10000) / 10000;
+    const r = noRules ? 0 : rules[c];
+    const l = unlearned ? 0 : learned[c];
+    const score = Math.round((1 - (1 - r) * (1 - l)) * 10000) / 10000;
     scores[c] = score;
     max = Math.max(max, score);
   }
