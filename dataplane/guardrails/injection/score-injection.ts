@@ -4,7 +4,7 @@
  * small hashed n-gram classifier. Pure and bounded: linear in the (capped) input.
  */
 import { buildScanViews, wordCount, type ScanView } from "../normalize/scan-views.js";
-import { predict, predictCounts, type LinearModel } from "../models/linear-model.js";
+import { predict, predictShared, type LinearModel } from "../models/linear-model.js";
 import { scanFeatureCounts } from "../models/model-text.js";
 import { anchored, anchoredMatches, mayMatch, wordIndex } from "../normalize/word-anchors.js";
 import { INJECTION_PATTERNS } from "./injection-patterns.js";
@@ -30,7 +30,8 @@ export const CLASSIFIER_FLOOR = 0.4;
 const COMPILED = INJECTION_PATTERNS.map((p) => ({ ...p, matcher: anchored(p.regex) }));
 
 function patternSignals(views: ScanView[]): InjectionSignal[] {
-  const byKey = new Map<string, InjectionSignal>();
+  // Made on the first match (most texts match no pattern).
+  let byKey: Map<string, InjectionSignal> | undefined;
   let encodedHit: InjectionSignal | undefined;
   for (const view of views) {
     const encoded = ENCODED_VIEWS.has(view.kind);
@@ -40,6 +41,7 @@ function patternSignals(views: ScanView[]): InjectionSignal[] {
       for (const m of anchoredMatches(p.matcher, view.text, index, MAX_MATCHES_PER_PATTERN)) {
         const span = view.spanInInput(m.index, m.index + m[0].length);
         const key = `${p.label}:${span.start}:${span.end}`;
+        byKey ??= new Map<string, InjectionSignal>();
         const prev = byKey.get(key);
         if (prev === undefined || prev.weight < p.weight)
           byKey.set(key, { label: p.label, ...span, weight: p.weight });
@@ -48,13 +50,16 @@ function patternSignals(views: ScanView[]): InjectionSignal[] {
       }
     }
   }
-  const signals = [...byKey.values()];
+  const signals = byKey === undefined ? [] : [...byKey.values()];
   if (encodedHit !== undefined) signals.push(encodedHit);
   return signals;
 }
 
 /** Noisy-OR over families: each family counts once, with its strongest signal. */
 export function combineSignals(signals: InjectionSignal[]): number {
+  // No signal, or one: no families to sort out (the same arithmetic as below).
+  if (signals.length === 0) return 0;
+  if (signals.length === 1) return 1 - (1 - Math.max(0, signals[0]!.weight));
   const best = new Map<string, number>();
   for (const s of signals) best.set(s.label, Math.max(best.get(s.label) ?? 0, s.weight));
   let keep = 1;
@@ -70,7 +75,7 @@ export function combineSignals(signals: InjectionSignal[]): number {
 export const CLASSIFIER_FULL_EVIDENCE_WORDS = 8;
 
 function classifierWeight(model: LinearModel, views: ScanView[]): number {
-  let p = predictCounts(model, scanFeatureCounts(views))[1]!;
+  let p = predictShared(model, scanFeatureCounts(views))[1]!;
   for (const v of views) if (ENCODED_VIEWS.has(v.kind)) p = Math.max(p, predict(model, v.text)[1]!);
   const words = wordCount(views[0]);
   const evidence = Math.min(1, words / CLASSIFIER_FULL_EVIDENCE_WORDS);

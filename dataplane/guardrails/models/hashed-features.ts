@@ -43,6 +43,73 @@ function isFeatureWordCode(c: number): boolean {
  * listed in the order the text first touches them.
  */
 export function featureCounts(foldedText: string, dims: number): BucketCounts {
+  const t = countIntoScratch(foldedText, dims);
+  const counts = countScratchOf(dims);
+  const touched = touchedOf(dims);
+  // Plain arrays: a few hundred small integers are cheaper to allocate than typed arrays. Sized
+  // once (filled in full before they are read), rather than grown by push.
+  const indices = new Array<number>(t);
+  const values = new Array<number>(t);
+  for (let k = 0; k < t; k++) {
+    const b = touched[k]!;
+    indices[k] = b;
+    values[k] = counts[b]!;
+    counts[b] = 0;
+  }
+  return { dims, indices, counts: values };
+}
+
+/** Counts from `sharedFeatureCounts`, valid while `generation` is the latest (see isCurrent). */
+export interface SharedCounts extends BucketCounts {
+  readonly generation: number;
+}
+
+let sharedGeneration = 0;
+const sharedCountIndices = new Map<number, Int32Array>();
+const sharedCountValues = new Map<number, Int32Array>();
+
+/**
+ * `featureCounts` into buffers shared by every call: the same buckets and counts, valid only
+ * until the next call of `sharedFeatureCounts` (`isCurrent` tells). For scoring, where the counts
+ * are read by the models at once; saves the two arrays per text (most of a short text's feature
+ * allocation).
+ */
+export function sharedFeatureCounts(foldedText: string, dims: number): SharedCounts {
+  const t = countIntoScratch(foldedText, dims);
+  const counts = countScratchOf(dims);
+  const touched = touchedOf(dims);
+  let indices = sharedCountIndices.get(dims);
+  let values = sharedCountValues.get(dims);
+  if (indices === undefined || values === undefined) {
+    indices = new Int32Array(dims);
+    values = new Int32Array(dims);
+    sharedCountIndices.set(dims, indices);
+    sharedCountValues.set(dims, values);
+  }
+  for (let k = 0; k < t; k++) {
+    const b = touched[k]!;
+    indices[k] = b;
+    values[k] = counts[b]!;
+    counts[b] = 0;
+  }
+  return {
+    dims,
+    indices: indices.subarray(0, t),
+    counts: values.subarray(0, t),
+    generation: ++sharedGeneration,
+  };
+}
+
+/** Whether shared counts still hold (no later `sharedFeatureCounts` call overwrote them). */
+export function isCurrent(counts: SharedCounts): boolean {
+  return counts.generation === sharedGeneration;
+}
+
+/**
+ * The counting of featureCounts: the `t` touched buckets are in touchedOf(dims)[0 .. t), their
+ * counts in countScratchOf(dims), which the caller reads and zeroes again.
+ */
+function countIntoScratch(foldedText: string, dims: number): number {
   const text =
     foldedText.length > MAX_FEATURE_CHARS ? foldedText.slice(0, MAX_FEATURE_CHARS) : foldedText;
   const counts = countScratchOf(dims);
@@ -101,16 +168,7 @@ export function featureCounts(foldedText: string, dims: number): BucketCounts {
     c3 = 32;
     i++;
   }
-  // Plain arrays: a few hundred small integers are cheaper to allocate than typed arrays.
-  const indices: number[] = [];
-  const values: number[] = [];
-  for (let k = 0; k < t; k++) {
-    const b = touched[k]!;
-    indices.push(b);
-    values.push(counts[b]!);
-    counts[b] = 0;
-  }
-  return { dims, indices, counts: values };
+  return t;
 }
 
 /** One zeroed integer count buffer per model size, reused (and left zeroed) by featureCounts. */

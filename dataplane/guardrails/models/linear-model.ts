@@ -117,17 +117,39 @@ export function predict(model: LinearModel, foldedText: string): Float64Array {
  * bit-identical): per class, over the vector's buckets in order.
  */
 export function predictCounts(model: LinearModel, counts: BucketCounts): Float64Array {
+  return predictInto(new Float64Array(model.bias.length), model, counts);
+}
+
+/** One probability buffer per number of classes, shared by every call of `predictShared`. */
+const sharedProbabilities = new Map<number, Float64Array>();
+
+/**
+ * `predictCounts` into a buffer shared by every call: valid only until the next call of
+ * `predictShared`. For scoring, where the probabilities are read at once and dropped.
+ */
+export function predictShared(model: LinearModel, counts: BucketCounts): Float64Array {
+  const k = model.bias.length;
+  let out = sharedProbabilities.get(k);
+  if (out === undefined) {
+    out = new Float64Array(k);
+    sharedProbabilities.set(k, out);
+  }
+  return predictInto(out, model, counts);
+}
+
+function predictInto(out: Float64Array, model: LinearModel, counts: BucketCounts): Float64Array {
   const vector = vectorizeShared(counts, model.dims);
-  return softmaxInPlace(
-    model.bias.length === 2 ? twoClassLogits(model, vector) : manyClassLogits(model, vector),
-  );
+  if (model.bias.length === 2) twoClassLogits(model, vector, out);
+  else manyClassLogits(model, vector, out);
+  return softmaxInPlace(out);
 }
 
 /** Each class's sum starts at 0 and gets its bias last (bias + sum, as logitsOf). */
 function twoClassLogits(
   model: LinearModel,
   { indices, values, length }: SharedVector,
-): Float64Array {
+  logits: Float64Array,
+): void {
   const { codes, levels, bias } = model;
   let s0 = 0;
   let s1 = 0;
@@ -137,20 +159,18 @@ function twoClassLogits(
     s0 += levels[codes[at]!]! * v;
     s1 += levels[256 + codes[at + 1]!]! * v;
   }
-  const logits = new Float64Array(2);
   logits[0] = bias[0]! + s0;
   logits[1] = bias[1]! + s1;
-  return logits;
 }
 
 /** Four classes per pass over the vector, each summed in its own variable in vector order. */
 function manyClassLogits(
   model: LinearModel,
   { indices, values, length }: SharedVector,
-): Float64Array {
+  logits: Float64Array,
+): void {
   const { codes, levels, bias } = model;
   const k = bias.length;
-  const logits = new Float64Array(k);
   let c = 0;
   for (; c + 4 <= k; c += 4) {
     let s0 = 0;
@@ -177,7 +197,6 @@ function manyClassLogits(
       s += levels[c * 256 + codes[indices[n]! * k + c]!]! * values[n]!;
     logits[c] = bias[c]! + s;
   }
-  return logits;
 }
 
 /** Quantise trained float weights into the stored form. */

@@ -102,6 +102,11 @@ export function addAnchoredPattern(anchors: readonly string[]): { pattern: numbe
   return { pattern, ids };
 }
 
+/** How many anchored patterns there are (the length a text's word index needs). */
+export function anchoredPatternCount(): number {
+  return patternCount;
+}
+
 /** Start offsets of a candidate are kept as rank * RANK_STRIDE + offset, so one sort orders them. */
 export const RANK_STRIDE = 2 ** 26;
 
@@ -148,6 +153,16 @@ function flatHits(): NonNullable<typeof flat> {
   return flat;
 }
 
+/**
+ * Appends `encoded` to the pattern's starts. A pattern's first start makes a one-element array
+ * (most patterns get one start in a short text; `[]` then push reserves 17 slots).
+ */
+export function addStart(starts: (number[] | undefined)[], pattern: number, encoded: number): void {
+  const list = starts[pattern];
+  if (list === undefined) starts[pattern] = [encoded];
+  else list.push(encoded);
+}
+
 /** Adds the anchors of the words of `text` that start in [from, to) to `starts`. */
 export function indexWords(
   text: string,
@@ -180,10 +195,10 @@ export function indexWords(
       if (kind !== 0) {
         if ((kind & 1) !== 0)
           for (let h = hitFrom[node]!, end = hitFrom[node + 1]!; h < end; h += 2)
-            (starts[hits[h]!] ??= []).push(hits[h + 1]! + start);
+            addStart(starts, hits[h]!, hits[h + 1]! + start);
         if ((kind & 2) !== 0 && !isWordChar(text.charCodeAt(i + 1)))
           for (let h = wordFrom[node]!, end = wordFrom[node + 1]!; h < end; h += 2)
-            (starts[words[h]!] ??= []).push(words[h + 1]! + start);
+            addStart(starts, words[h]!, words[h + 1]! + start);
       }
       i++;
       if (i - start >= ANCHOR_LENGTH || i >= n) break;

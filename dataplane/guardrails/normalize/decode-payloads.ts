@@ -219,10 +219,6 @@ export function mayHoldEncodedRun(text: string): boolean {
   return hasStretch(text, MIN_RUN, RUN_CODES) || hasStretch(text, MIN_SPACED_HEX, SPACED_HEX_CODES);
 }
 
-function candidates(text: string): Candidate[] {
-  return mayHoldEncodedRun(text) ? scanCandidates(text) : [];
-}
-
 /**
  * One linear pass for encoded-looking runs: unbroken base64/hex runs of 16+ characters, and 8+
  * hex byte pairs separated by spaces, colons or commas ("69 67 6e ...", "\x69\x67...").
@@ -274,22 +270,33 @@ export function scanCandidates(text: string): Candidate[] {
 /** Decoded payloads found in `text` (original casing matters for base64). */
 export function decodePayloads(text: string, depth = 0): DecodedPayload[] {
   const found: DecodedPayload[] = [];
-  const add = (p: DecodedPayload): void => {
-    if (found.length < MAX_PAYLOADS) found.push(p);
-  };
-  for (const c of candidates(text)) {
-    const decoded = c.decode(text.slice(c.start, c.end));
-    if (decoded !== undefined)
-      add({ encoding: c.encoding, text: decoded, start: c.start, end: c.end });
-  }
+  if (mayHoldEncodedRun(text))
+    for (const c of scanCandidates(text)) {
+      const decoded = c.decode(text.slice(c.start, c.end));
+      if (decoded !== undefined)
+        addPayload(found, { encoding: c.encoding, text: decoded, start: c.start, end: c.end });
+    }
   const flipped = rot13Variant(text);
-  if (flipped !== undefined) add({ encoding: "rot13", text: flipped, start: 0, end: text.length });
+  if (flipped !== undefined)
+    addPayload(found, { encoding: "rot13", text: flipped, start: 0, end: text.length });
   if (depth === 0) {
-    for (const p of found.slice()) {
-      for (const inner of decodePayloads(p.text, 1)) {
-        add({ encoding: inner.encoding, text: inner.text, start: p.start, end: p.end });
-      }
+    // The payloads found so far (those added below are not decoded again).
+    const outer = found.length;
+    for (let k = 0; k < outer; k++) {
+      const p = found[k]!;
+      for (const inner of decodePayloads(p.text, 1))
+        addPayload(found, {
+          encoding: inner.encoding,
+          text: inner.text,
+          start: p.start,
+          end: p.end,
+        });
     }
   }
   return found;
+}
+
+/** Adds `p` unless MAX_PAYLOADS are found (a module function: no closure per call). */
+function addPayload(found: DecodedPayload[], p: DecodedPayload): void {
+  if (found.length < MAX_PAYLOADS) found.push(p);
 }

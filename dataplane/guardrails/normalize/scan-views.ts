@@ -27,8 +27,30 @@ export interface ScanView {
 /** Input beyond this many UTF-16 code units is not scanned by the pattern detectors. */
 export const MAX_SCAN_CHARS = 256 * 1024;
 
+/**
+ * A view whose offsets map back through a folding. A class, so that no closure (and, under
+ * esbuild's keepNames, no defineProperty naming it) is made per view and call.
+ */
+class MappedView implements ScanView {
+  declare modelText?: string;
+  declare folding?: FoldedText;
+  readonly #mapping: FoldedText;
+
+  constructor(
+    readonly kind: ViewKind,
+    mapping: FoldedText,
+    readonly text: string = mapping.text,
+  ) {
+    this.#mapping = mapping;
+  }
+
+  spanInInput(start: number, end: number): { start: number; end: number } {
+    return originalSpan(this.#mapping, start, end);
+  }
+}
+
 function viewOf(kind: ViewKind, folded: FoldedText, text = folded.text): ScanView {
-  return { kind, text, spanInInput: (s, e) => originalSpan(folded, s, e) };
+  return new MappedView(kind, folded, text);
 }
 
 /** Characters kept on each side of a leetspeak change: longer than any pattern needs. */
@@ -161,7 +183,10 @@ export function buildScanViews(input: string): ScanView[] {
   const folded = foldText(input, MAX_SCAN_CHARS);
   const changed: [number, number][] = [];
   const leet = foldLeetspeakRuns(folded.text, changed);
-  const views: ScanView[] = [{ ...viewOf("folded", folded), modelText: leet, folding: folded }];
+  const first = new MappedView("folded", folded);
+  first.modelText = leet;
+  first.folding = folded;
+  const views: ScanView[] = [first];
   if (folded.words !== undefined) (views[0] as Counted)[WORD_COUNT] = folded.words;
   if (changed.length > 0) views.push(leetWindows(folded, views[0]!, leet, changed));
   const spelled = joinSpelledOut(folded);

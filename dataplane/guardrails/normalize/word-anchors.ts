@@ -10,6 +10,8 @@ import {
   addAnchoredPattern,
   ANCHOR_LENGTH,
   indexWords,
+  addStart,
+  anchoredPatternCount,
   isWordCode,
   RANK_STRIDE,
   WHOLE_WORD,
@@ -59,7 +61,9 @@ type DerivableOwner = IndexOwner & { [INDEX_BASE]?: IndexBase };
 export function wordIndex(text: string, owner?: object): WordIndex {
   const cached = owner === undefined ? undefined : (owner as IndexOwner)[INDEX];
   if (cached !== undefined) return cached;
-  const index: WordIndex = { starts: [], scanUnanchored: unanchoredMayMatch(text) };
+  // Sized once for every pattern (grown as patterns were hit, it was reallocated several times).
+  const starts = new Array<number[] | undefined>(anchoredPatternCount());
+  const index: WordIndex = { starts, scanUnanchored: unanchoredMayMatch(text) };
   const base = owner === undefined ? undefined : (owner as DerivableOwner)[INDEX_BASE];
   if (base === undefined) indexWords(text, 0, text.length, index.starts);
   else derivedStarts(text, base, index.starts);
@@ -115,7 +119,7 @@ function derivedStarts(text: string, base: IndexBase, starts: (number[] | undefi
       const k = (lo - 1) * 3;
       const offset = q - stretches[k + 1]!;
       if (offset >= 1 && offset + EDGE_AFTER <= stretches[k + 2]!)
-        (starts[pattern] ??= []).push(e - q + stretches[k]! + offset);
+        addStart(starts, pattern, e - q + stretches[k]! + offset);
     }
   }
   // Walk the rest: before each stretch's inner part and after the last one.

@@ -35,6 +35,12 @@ export interface DetectPiiOptions {
  * earlier one. The result does not overlap and is sorted by start.
  */
 export function resolveOverlaps(candidates: readonly PiiMatch[]): PiiMatch[] {
+  // Most texts have no candidate, or one: nothing to rank.
+  if (candidates.length === 0) return [];
+  if (candidates.length === 1) {
+    const only = candidates[0]!;
+    return only.end > only.start ? [only] : [];
+  }
   const ranked = [...candidates].sort(
     (a, b) => b.score - a.score || b.end - b.start - (a.end - a.start) || a.start - b.start,
   );
@@ -58,15 +64,44 @@ export function resolveOverlaps(candidates: readonly PiiMatch[]): PiiMatch[] {
   return kept;
 }
 
+/** The entity types asked for and the detectors that can find any of them. */
+interface DetectionPlan {
+  entities: readonly PiiEntity[];
+  wanted: ReadonlySet<PiiEntity>;
+  detectors: readonly PiiDetector[];
+}
+
+function planFor(entities: readonly PiiEntity[]): DetectionPlan {
+  const wanted = new Set(entities);
+  const detectors = DETECTORS.filter((d) => d.entities.some((entity) => wanted.has(entity)));
+  return { entities, wanted, detectors };
+}
+
+/**
+ * The plans of the last few entity lists asked for, by identity: callers pass the same constant
+ * lists (PII_ENTITIES, the safety check's IDENTIFIERS), so the set and the detector list are not
+ * made again per call. The entity list must not be changed after it is passed.
+ */
+const recentPlans: DetectionPlan[] = [];
+const RECENT_PLANS = 4;
+
+function planOf(entities: readonly PiiEntity[]): DetectionPlan {
+  for (const plan of recentPlans) if (plan.entities === entities) return plan;
+  const plan = planFor(entities);
+  if (recentPlans.length === RECENT_PLANS) recentPlans.pop();
+  recentPlans.unshift(plan);
+  return plan;
+}
+
+const NO_OPTIONS: DetectPiiOptions = Object.freeze({});
+
 /** Finds PII in `text`. Pure; offsets are UTF-16 code units; matches never overlap. */
-export function detectPii(text: string, options: DetectPiiOptions = {}): PiiMatch[] {
-  const wanted = new Set(options.entities ?? PII_ENTITIES);
+export function detectPii(text: string, options: DetectPiiOptions = NO_OPTIONS): PiiMatch[] {
+  const { wanted, detectors } = planOf(options.entities ?? PII_ENTITIES);
   const candidates: PiiMatch[] = [];
-  for (const detector of DETECTORS) {
-    if (!detector.entities.some((entity) => wanted.has(entity))) continue;
+  for (const detector of detectors)
     for (const match of detector.find(text))
       if (wanted.has(match.entity_type)) candidates.push(match);
-  }
   return resolveOverlaps(candidates);
 }
 

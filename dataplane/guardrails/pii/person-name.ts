@@ -100,16 +100,24 @@ function sequences(text: string): Sequence[] {
     }
   }
   if (current !== undefined) out.push(current);
+  if (out.length === 0) return out;
   const usage = new LowerCaseUsage(text);
-  return out.flatMap((seq) => trimNotNames(text, dropSentenceInitialWord(text, seq, usage)));
+  const trimmed: Sequence[] = [];
+  for (const seq of out) {
+    const kept = trimNotNames(text, dropSentenceInitialWord(text, seq, usage));
+    if (kept !== undefined) trimmed.push(kept);
+  }
+  return trimmed;
 }
 
 /** Whether a text uses a word in lower case ("has", "will"), answered per word and remembered. */
 class LowerCaseUsage {
-  private readonly known = new Map<string, boolean>();
+  /** Made on the first question (most texts ask none). */
+  private known: Map<string, boolean> | undefined;
   constructor(private readonly text: string) {}
 
   has(word: string): boolean {
+    this.known ??= new Map<string, boolean>();
     let used = this.known.get(word);
     if (used === undefined) {
       used = usesInLowerCase(this.text, word);
@@ -153,8 +161,11 @@ function dropSentenceInitialWord(text: string, seq: Sequence, usage: LowerCaseUs
   return { start: text.indexOf(next, seq.start + first.length), end: seq.end, words: rest };
 }
 
-/** Drops common words from both ends and lone initials: "Hello Anna" -> "Anna", "Dr" -> nothing. */
-function trimNotNames(text: string, seq: Sequence): Sequence[] {
+/**
+ * Drops common words from both ends and lone initials: "Hello Anna" -> "Anna", "Dr" -> nothing
+ * (undefined).
+ */
+function trimNotNames(text: string, seq: Sequence): Sequence | undefined {
   const words = [...seq.words];
   let start = seq.start;
   let end = seq.end;
@@ -170,9 +181,9 @@ function trimNotNames(text: string, seq: Sequence): Sequence[] {
     const last = words.at(-1);
     end = last === undefined ? start : text.lastIndexOf(last, end) + last.length;
   }
-  if (words.length === 0 || start < 0) return [];
+  if (words.length === 0 || start < 0) return undefined;
   if (text.slice(start, end).endsWith(".") && isInitial(words.at(-1) ?? "")) end -= 1;
-  return [{ start, end, words }];
+  return { start, end, words };
 }
 
 function atSentenceStart(text: string, start: number): boolean {
@@ -243,7 +254,18 @@ export function findPersonNames(text: string): PiiMatch[] {
       matches.push({ entity_type: "PERSON", start: seq.start, end: seq.end, score });
     else rejected.push(seq);
   }
-  // Coreference: "Faina D. Yefremova ... early Yefremova".
+  // Coreference: "Faina D. Yefremova ... early Yefremova" (none without a name found).
+  if (matches.length > 0) addCoreferences(text, matches, rejected);
+  if (ANY_LOWER_CASE.test(text)) {
+    for (const m of lowerCaseNames(text)) {
+      if (matches.every((k) => m.end <= k.start || m.start >= k.end)) matches.push(m);
+    }
+  }
+  return matches.length > 1 ? matches.sort((a, b) => a.start - b.start) : matches;
+}
+
+/** Single words of rejected sequences equal to a part (over two letters) of a name found. */
+function addCoreferences(text: string, matches: PiiMatch[], rejected: Sequence[]): void {
   const parts = new Set(
     matches.flatMap((m) =>
       text
@@ -258,12 +280,6 @@ export function findPersonNames(text: string): PiiMatch[] {
       matches.push({ entity_type: "PERSON", start: seq.start, end: seq.end, score: 0.7 });
     }
   }
-  if (ANY_LOWER_CASE.test(text)) {
-    for (const m of lowerCaseNames(text)) {
-      if (matches.every((k) => m.end <= k.start || m.start >= k.end)) matches.push(m);
-    }
-  }
-  return matches.sort((a, b) => a.start - b.start);
 }
 
 export const personNameDetector: PiiDetector = { entities: ["PERSON"], find: findPersonNames };

@@ -77,22 +77,20 @@ class Evaluation {
     return (this.scanViews ??= buildScanViews(text));
   }
 
-  /** Runs `run`; on a throw, records the failure per fail_mode and returns undefined. */
-  guard<T>(check: string, code: GuardrailBlockCode, name: string, run: () => T): T | undefined {
-    try {
-      return run();
-    } catch {
-      const closed = this.policy.fail_mode === "closed";
-      this.verdicts.push({
-        check,
-        action: closed ? "block" : "allow",
-        score: 0,
-        threshold: 0,
-        evidence: [{ start: 0, end: 0, label: "detector_error" }],
-      });
-      if (closed) this.blocks.push({ code, check, message: failedClosedMessage(name) });
-      return undefined;
-    }
+  /**
+   * Records a check that threw, per fail_mode. (The checks call it from their own catch rather
+   * than through a guard taking a closure: no function is created per check and call.)
+   */
+  failed(check: string, code: GuardrailBlockCode, name: string): void {
+    const closed = this.policy.fail_mode === "closed";
+    this.verdicts.push({
+      check,
+      action: closed ? "block" : "allow",
+      score: 0,
+      threshold: 0,
+      evidence: [{ start: 0, end: 0, label: "detector_error" }],
+    });
+    if (closed) this.blocks.push({ code, check, message: failedClosedMessage(name) });
   }
 }
 
@@ -104,10 +102,13 @@ function runInjection(
 ): void {
   const { threshold, action } = policy.injection;
   const check = "prompt_injection";
-  const verdict = run.guard(check, "prompt_injection_detected", checkName(check), () =>
-    detectors.injection(text, threshold, run.views(text)),
-  );
-  if (verdict === undefined) return;
+  let verdict: Verdict;
+  try {
+    verdict = detectors.injection(text, threshold, run.views(text));
+  } catch {
+    run.failed(check, "prompt_injection_detected", checkName(check));
+    return;
+  }
   const hit = verdict.score >= threshold;
   run.verdicts.push({ ...verdict, threshold, action: hit ? action : "allow" });
   if (hit && action === "block")
@@ -129,28 +130,39 @@ function runSafety(
   const { threshold, categories, action } = policy.safety;
   const check = "content_safety";
   const subject = direction === "output" ? "answer" : "request";
-  const verdict = run.guard(check, "content_safety_block", checkName(check), () =>
-    detectors.safety(text, threshold, categories, pii?.matches, run.views(text), subject),
-  );
-  if (verdict === undefined) return;
-  let driver: { category: string; score: number; limit: number } | undefined;
-  for (const [category, score] of Object.entries(verdict.categories ?? {})) {
-    const limit = categories[category as SafetyCategory] ?? threshold;
-    if (score >= limit && (driver === undefined || score > driver.score))
-      driver = { category, score, limit };
+  let verdict: Verdict;
+  try {
+    verdict = detectors.safety(text, threshold, categories, pii?.matches, run.views(text), subject);
+  } catch {
+    run.failed(check, "content_safety_block", checkName(check));
+    return;
   }
-  const hit =
-    driver !== undefined || (verdict.categories === undefined && verdict.action === "block");
+  // The driving category: the highest score at or over its limit (the first of equals).
+  let driver: string | undefined;
+  let driverScore = 0;
+  let driverLimit = 0;
+  const scores = verdict.categories;
+  if (scores !== undefined)
+    for (const category in scores) {
+      if (!Object.hasOwn(scores, category)) continue;
+      const score = scores[category]!;
+      const limit = categories[category as SafetyCategory] ?? threshold;
+      if (score >= limit && (driver === undefined || score > driverScore)) {
+        driver = category;
+        driverScore = score;
+        driverLimit = limit;
+      }
+    }
+  const hit = driver !== undefined || (scores === undefined && verdict.action === "block");
   run.verdicts.push({ ...verdict, action: hit ? action : "allow" });
   if (hit && action === "block")
     run.blocks.push({
       code: "content_safety_block",
       check,
-      message: safetyMessage(
-        driver?.category,
-        driver?.score ?? verdict.score,
-        driver?.limit ?? verdict.threshold,
-      ),
+      message:
+        driver === undefined
+          ? safetyMessage(undefined, verdict.score, verdict.threshold)
+          : safetyMessage(driver, driverScore, driverLimit),
     });
 }
 
@@ -170,17 +182,22 @@ function detectOnce(text: string, detectors: GuardrailDetectors): PiiDetection {
 
 function runPii(run: Evaluation, policy: GuardrailPolicy, detection: PiiDetection): void {
   const check = "pii";
-  const matches = run.guard(check, "pii_policy_block", checkName(check), () => {
-    if (detection.matches === undefined) throw detection.error;
-    return detection.matches;
-  });
-  if (matches === undefined) return;
-  const blocked = new Map<PiiEntity, number>();
+  const matches = detection.matches;
+  if (matches === undefined) {
+    run.failed(check, "pii_policy_block", checkName(check));
+    return;
+  }
+  // Made on the first blocked match only (most texts have none).
+  let blocked: Map<PiiEntity, number> | undefined;
   let redacts = false;
+  let score = 0;
   for (const match of matches) {
+    score = Math.max(score, match.score);
     const action = policy.pii.entities[match.entity_type] ?? policy.pii.action;
-    if (action === "block")
+    if (action === "block") {
+      blocked ??= new Map<PiiEntity, number>();
       blocked.set(match.entity_type, (blocked.get(match.entity_type) ?? 0) + 1);
+    }
     if (action === "redact") {
       redacts = true;
       run.redactions.push({
@@ -194,8 +211,8 @@ function runPii(run: Evaluation, policy: GuardrailPolicy, detection: PiiDetectio
   run.piiFound ||= matches.length > 0;
   run.verdicts.push({
     check,
-    action: blocked.size > 0 ? "block" : redacts ? "redact" : "allow",
-    score: Math.max(0, ...matches.map((m) => m.score)),
+    action: blocked !== undefined ? "block" : redacts ? "redact" : "allow",
+    score,
     threshold: 0,
     evidence: matches.map((m) => ({
       start: m.start,
@@ -204,16 +221,19 @@ function runPii(run: Evaluation, policy: GuardrailPolicy, detection: PiiDetectio
       score: m.score,
     })),
   });
-  if (blocked.size > 0)
+  if (blocked !== undefined)
     run.blocks.push({ code: "pii_policy_block", check, message: piiMessage(blocked) });
 }
 
 function runRule(run: Evaluation, rule: CompiledRule, text: string, map: PlaceholderMap): void {
   const definition = rule.definition;
-  const result = run.guard(rule.check, "custom_rule_block", checkName(rule.check, definition), () =>
-    rule.evaluate(text, { placeholders: map }),
-  );
-  if (result === undefined) return;
+  let result: ReturnType<CompiledRule["evaluate"]>;
+  try {
+    result = rule.evaluate(text, { placeholders: map });
+  } catch {
+    run.failed(rule.check, "custom_rule_block", checkName(rule.check, definition));
+    return;
+  }
   run.verdicts.push(result.verdict);
   if (result.matches.length === 0) return;
   if (definition.kind === "pii") run.piiFound = true;
@@ -266,12 +286,15 @@ function evaluate(
   return { verdicts: run.verdicts, decision, detectedClassification, placeholderMap: map };
 }
 
+/** The options of a call given none (shared: a default `{}` would be a new object per call). */
+const NO_OPTIONS: EvaluateOptions = Object.freeze({});
+
 /** Guards a request text (a message, tool arguments, a system prompt, embeddings input...). */
 export function evaluateInput(
   policy: GuardrailPolicy,
   rules: readonly CompiledRule[],
   text: string,
-  options: EvaluateOptions = {},
+  options: EvaluateOptions = NO_OPTIONS,
 ): GuardrailEvaluation {
   return evaluate("input", policy, rules, text, options);
 }
@@ -285,7 +308,7 @@ export function evaluateOutput(
   policy: GuardrailPolicy,
   rules: readonly CompiledRule[],
   text: string,
-  options: EvaluateOptions = {},
+  options: EvaluateOptions = NO_OPTIONS,
 ): GuardrailEvaluation {
   return evaluate("output", policy, rules, text, options);
 }

@@ -21,11 +21,20 @@ export function safetyVerdict(
   const { scores, signals } = scoreSafety(text, views, identifiers, subject);
   let blocking: SafetyCategory | undefined;
   let top: SafetyCategory = SAFETY_CATEGORIES[0];
+  // Each score read once (a keyed load over twelve names is not cheap).
+  let topScore = scores[top];
+  let blockingScore = 0;
   for (const c of SAFETY_CATEGORIES) {
-    if (scores[c] > scores[top]) top = c;
+    const score = scores[c];
+    if (score > topScore) {
+      top = c;
+      topScore = score;
+    }
     const limit = categoryThresholds[c] ?? threshold;
-    if (scores[c] >= limit && (blocking === undefined || scores[c] > scores[blocking]))
+    if (score >= limit && (blocking === undefined || score > blockingScore)) {
       blocking = c;
+      blockingScore = score;
+    }
   }
   const driver = blocking ?? top;
   return {
@@ -34,6 +43,7 @@ export function safetyVerdict(
     score: scores[driver],
     threshold: categoryThresholds[driver] ?? threshold,
     evidence: signals.map((s) => ({ label: s.label, start: s.start, end: s.end, score: s.weight })),
-    categories: { ...scores },
+    // scoreSafety made `scores` for this call and keeps no reference: no copy.
+    categories: scores,
   };
 }

@@ -7,9 +7,9 @@ import { buildScanViews, wordCount, type ScanView } from "../normalize/scan-view
 import { maskedModelText } from "../normalize/masked-model-text.js";
 import { detectPii } from "../pii/detect.js";
 import type { PiiEntity } from "../pii/entities.js";
-import { predictCounts, type LinearModel } from "../models/linear-model.js";
+import { predictShared, type LinearModel } from "../models/linear-model.js";
 import { MAX_MODEL_DIMS, scanFeatureCounts } from "../models/model-text.js";
-import { featureCounts, type BucketCounts } from "../models/hashed-features.js";
+import { sharedFeatureCounts, type BucketCounts } from "../models/hashed-features.js";
 import { B, E, rx } from "../injection/injection-pattern.js";
 import {
   anchored,
@@ -72,9 +72,18 @@ function emptyScores(): Record<SafetyCategory, number> {
   return { ...ZERO_SCORES };
 }
 
+/**
+ * The lexicon's work sets, shared by every call (none is kept past one: `lexiconSignals` empties
+ * both when it starts, `scoreSafetyWith` empties `matchedTexts` when done with it). Most texts
+ * match no term: creating the two per call cost more than the rest of a short text's lexicon scan.
+ */
+const seen = new Set<string>();
+const matchedTexts = new Map<SafetySignal, string>();
+
 function lexiconSignals(views: ScanView[], texts: Map<SafetySignal, string>): SafetySignal[] {
   const signals: SafetySignal[] = [];
-  const seen = new Set<string>();
+  if (seen.size > 0) seen.clear();
+  if (texts.size > 0) texts.clear();
   for (const view of views) {
     const index = wordIndex(view.text, view);
     for (const { category, lists } of COMPILED) {
@@ -161,25 +170,32 @@ export interface SafetyModels {
 export type SafetySubject = "request" | "answer";
 export const ANSWER_CATEGORY_CONFIDENCE = 0.5;
 
-/** Classifier score per category: the hazard probability, shared out relative to the top category. */
+/**
+ * Classifier score per category: the hazard probability, shared out relative to the top category.
+ * Scaled by `evidence` (below 1 on short texts: see evidenceOf). Below the floor it is ZERO_SCORES
+ * itself (read only).
+ */
 function classifierScores(
   models: SafetyModels,
   counts: BucketCounts,
   floor: number,
   uncorroboratedAnswer = false,
+  evidence = 1,
 ): Record<SafetyCategory, number> {
-  const hazard = predictCounts(models.hazard, counts)[1]!;
+  const hazard = predictShared(models.hazard, counts)[1]!;
   // Below the floor no category can score: skip the category model (most texts end here).
-  if (hazard <= floor) return emptyScores();
-  const q = predictCounts(models.category, counts);
+  if (hazard <= floor) return ZERO_SCORES;
+  const q = predictShared(models.category, counts);
   let top = 0;
   for (const v of q) top = Math.max(top, v);
   const scores = emptyScores();
   const confidence = uncorroboratedAnswer ? Math.min(1, top / ANSWER_CATEGORY_CONFIDENCE) : 1;
-  SAFETY_CATEGORIES.forEach((category, i) => {
+  for (let i = 0; i < SAFETY_CATEGORIES.length; i++) {
     const m = hazard * (q[i]! / (top || 1)) * confidence;
-    scores[category] = Math.max(0, (m - floor) / (1 - floor));
-  });
+    const score = Math.max(0, (m - floor) / (1 - floor));
+    // Scaled by the evidence here (the same product as scaling the stored score afterwards).
+    scores[SAFETY_CATEGORIES[i]!] = evidence < 1 ? score * evidence : score;
+  }
   return scores;
 }
 
@@ -210,37 +226,33 @@ export interface IdentifierSpan {
 /**
  * The features the classifiers read: those of the text with identifiers replaced by neutral
  * placeholders. `known` are identifiers already found (sorted, non-overlapping); else they are
- * detected here. Only the model text of the masked text is built (not its other scan views).
+ * detected here. Only the model text of the masked text is built (not its other scan views). The
+ * counts are in shared buffers (see sharedFeatureCounts): read them before counting another text.
  */
 function classifierCounts(
   text: string,
   views: ScanView[],
   known: readonly IdentifierSpan[] | undefined,
 ): BucketCounts {
-  const found = (known ?? detectPii(text, { entities: IDENTIFIERS })).filter((m) =>
-    IDENTIFIERS.includes(m.entity_type),
-  );
-  if (found.length === 0) return scanFeatureCounts(views);
+  const candidates = known ?? detectPii(text, { entities: IDENTIFIERS });
+  // Most texts name no identifier: then no filtered list is made.
+  if (!candidates.some(isIdentifier)) return scanFeatureCounts(views);
+  const found = candidates.filter(isIdentifier);
   const spans = found.map((m) => ({
     start: m.start,
     end: m.end,
     placeholder: `[${m.entity_type}]`,
   }));
-  return featureCounts(maskedModelText(text, views[0], spans), MAX_MODEL_DIMS);
+  return sharedFeatureCounts(maskedModelText(text, views[0], spans), MAX_MODEL_DIMS);
+}
+
+function isIdentifier(m: IdentifierSpan): boolean {
+  return IDENTIFIERS.includes(m.entity_type);
 }
 
 function evidenceOf(views: ScanView[]): number {
   const words = wordCount(views[0]);
   return Math.min(1, words / SAFETY_FULL_EVIDENCE_WORDS);
-}
-
-function scaled(
-  scores: Record<SafetyCategory, number>,
-  factor: number,
-): Record<SafetyCategory, number> {
-  if (factor >= 1) return scores;
-  for (const c of SAFETY_CATEGORIES) scores[c] *= factor;
-  return scores;
 }
 
 /**
@@ -255,34 +267,44 @@ export function scoreSafetyWith(
   identifiers?: readonly IdentifierSpan[],
   subject: SafetySubject = "request",
 ): SafetyScore {
-  const matched = new Map<SafetySignal, string>();
+  const matched = matchedTexts;
   const signals = lexiconSignals(views, matched);
   // The intent weighs lexicon terms, and on an answer without any tells whether it is evasive;
   // otherwise it changes nothing and is not worked out.
   const intent = signals.length > 0 || subject === "answer" ? combinedIntent(views) : undefined;
+  // ZERO_SCORES stands (read only) for no rule score and for no classifier.
   const rules =
     intent === undefined || signals.length === 0
-      ? emptyScores()
+      ? ZERO_SCORES
       : ruleScores(signals, matched, intent);
+  if (matched.size > 0) matched.clear();
   const uncorroborated =
     subject === "answer" && signals.length === 0 && intent !== undefined && !intent.evasion;
   const learned =
     models === undefined
-      ? emptyScores()
-      : scaled(
-          classifierScores(
-            models,
-            classifierCounts(text, views, identifiers),
-            floor,
-            uncorroborated,
-          ),
+      ? ZERO_SCORES
+      : classifierScores(
+          models,
+          classifierCounts(text, views, identifiers),
+          floor,
+          uncorroborated,
           evidenceOf(views),
         );
+  // Neither scores (no lexicon term, classifier below its floor): every category is 0, as the
+  // loop below would make it. (Without a lexicon term there are no signals to sort.)
+  if (rules === ZERO_SCORES && learned === ZERO_SCORES)
+    return { scores: emptyScores(), max: 0, signals };
   const scores = emptyScores();
   let max = 0;
+  // ZERO_SCORES holds 0 for every category: not read.
+  const noRules = rules === ZERO_SCORES;
+  const unlearned = learned === ZERO_SCORES;
   for (const c of SAFETY_CATEGORIES) {
-    scores[c] = Math.round((1 - (1 - rules[c]) * (1 - learned[c])) * 10000) / 10000;
-    max = Math.max(max, scores[c]);
+    const r = noRules ? 0 : rules[c];
+    const l = unlearned ? 0 : learned[c];
+    const score = Math.round((1 - (1 - r) * (1 - l)) * 10000) / 10000;
+    scores[c] = score;
+    max = Math.max(max, score);
   }
   signals.sort((a, b) => a.start - b.start);
   return { scores, max, signals };
