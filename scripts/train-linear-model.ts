@@ -2,10 +2,8 @@
  * Trains a multinomial logistic regression over hashed features with AdaGrad and L2, in a fixed
  * order from a seeded shuffle, so the same data always gives the same weights.
  */
-import {
-  hashedFeatures,
-  type SparseVector,
-} from "../dataplane/guardrails/models/hashed-features.js";
+import { hashedFeatures } from "../dataplane/guardrails/models/feature-vectors.js";
+import type { SparseVector } from "../dataplane/guardrails/models/hashed-features.js";
 import { softmax } from "../dataplane/guardrails/models/linear-model.js";
 
 export interface TrainingExample {

@@ -1,5 +1,6 @@
 import test from "ava";
-import { featureCounts, hashedFeatures } from "./hashed-features.js";
+import { hashedFeatures } from "./feature-vectors.js";
+import { featureCounts } from "./hashed-features.js";
 import { loadLinearModel, predict, predictCounts, storeLinearModel } from "./linear-model.js";
 import { modelText } from "./model-text.js";
 import { trainSoftmax } from "../../../scripts/train-linear-model.js";

@@ -3,13 +3,8 @@
  * weights quantised to int8 (one scale per class), base64-encoded. Loading decodes once at import;
  * scoring is a sparse dot product per class.
  */
-import {
-  hashedFeatures,
-  vectorizeShared,
-  type BucketCounts,
-  type SharedVector,
-  type SparseVector,
-} from "./hashed-features.js";
+import { hashedFeatures, vectorizeShared, type SharedVector } from "./feature-vectors.js";
+import type { BucketCounts, SparseVector } from "./hashed-features.js";
 
 export interface StoredLinearModel {
   /** What the model is for and how it was made (data sources, split, date). */
