@@ -1,5 +1,6 @@
 import test from "ava";
 import { featureCounts, MAX_FEATURE_CHARS } from "./hashed-features.js";
+import { seededRandom } from "../../../test/support/seeded-random.js";
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -48,17 +49,6 @@ function referenceCounts(text: string, dims: number): { indices: number[]; count
   return { indices, counts: indices.map((b) => counts.get(b)!) };
 }
 
-/** A deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const PIECES = [
   "the",
   "a",
@@ -98,7 +88,7 @@ function generated(next: () => number): string {
 }
 
 test("featureCounts counts and orders buckets as the per-character loop", (t) => {
-  const next = random(13);
+  const next = seededRandom(13);
   const texts = ["", " ", "a", "ab cd", "x  y", "word.", ".word", "a b c d e f"];
   for (let k = 0; k < 20_000; k++) texts.push(generated(next));
   for (const text of texts)

@@ -1,5 +1,6 @@
 import test from "ava";
 import { mayHoldEncodedRun, scanCandidates } from "./decode-payloads.js";
+import { seededRandom } from "../../../test/support/seeded-random.js";
 
 /** The stretches mayHoldEncodedRun looks for, as regexes. */
 const LONG_RUN = /[A-Za-z0-9+/=\-_\\]{16}/;
@@ -38,19 +39,8 @@ const PIECES = [
   "\\",
 ];
 
-/** A deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 test("the stretch test answers as the regexes, and no candidate is found without a stretch", (t) => {
-  const next = random(3);
+  const next = seededRandom(3);
   let held = 0;
   for (let k = 0; k < 40_000; k++) {
     let text = "";

@@ -17,21 +17,11 @@ import { unanchoredPatterns, wordIndex, type WordIndex } from "./word-anchors.js
 // The detectors' patterns, so the word index has all their anchors and unanchored patterns.
 import "../injection/score-injection.js";
 import "../safety/score-safety.js";
-
-/** A small deterministic generator (mulberry32), so a failure can be reproduced. */
-export function randomSource(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../../../test/support/seeded-random.js";
 
 /** Texts of short tokens from `alphabet`: single letters, words, separators in every mix. */
 export function generatedTexts(alphabet: string[], count: number, seed = 7): string[] {
-  const next = randomSource(seed);
+  const next = seededRandom(seed);
   const texts: string[] = [];
   for (let k = 0; k < count; k++) {
     let s = "";

@@ -4,17 +4,7 @@
  */
 import test from "ava";
 import { PREVIOUS_WORDS, previousWords, withoutTrailingCuePunctuation } from "./name-cues.js";
-
-/** A small deterministic generator (mulberry32), so a failure can be reproduced. */
-function randomSource(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../../../test/support/seeded-random.js";
 
 const PIECES = [
   ..."ab'x:?,.-; \n\t",
@@ -32,7 +22,7 @@ const PIECES = [
 ];
 
 function windows(count: number, seed: number): string[] {
-  const next = randomSource(seed);
+  const next = seededRandom(seed);
   return Array.from({ length: count }, () => {
     let s = "";
     const length = Math.floor(next() * 16);
