@@ -121,6 +121,6 @@ export function piiFromCandidates(
   entities: readonly PiiEntity[] = PII_ENTITIES,
 ): PiiMatch[] {
   if (entities === PII_ENTITIES) return resolveOverlaps(candidates);
-  const wanted = new Set(entities);
+  const { wanted } = planOf(entities);
   return resolveOverlaps(candidates.filter((match) => wanted.has(match.entity_type)));
 }
