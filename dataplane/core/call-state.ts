@@ -6,7 +6,11 @@ import type { InferenceCall } from "./inference-call.js";
  */
 export const STAGE_STATE: unique symbol = Symbol("stageState");
 
-/** Slots handed out so far: each CallState owns one index of every call's stage-state array. */
+/**
+ * Slots handed out so far: each CallState owns one index of every call's stage-state array. The
+ * stages make theirs when an app is built (createApp), so a gateway has a dozen; a test process
+ * that builds many apps gets longer arrays, still one per call.
+ */
 let slotsCreated = 0;
 
 /** A call's stage-state slots, sized for every CallState made so far (holes read as undefined). */
@@ -16,12 +20,12 @@ export function newStageState(): unknown[] {
 
 /**
  * State a stage keeps for one call between its hooks (a reservation, a span, the guard's
- * config), stored in a slot of the call's own stage-state array (`STAGE_STATE`), so it goes away with the call.
- * It replaces `WeakMap<InferenceCall, T>`: a WeakMap entry per call is an ephemeron that every
- * garbage collection has to visit and clear, and with a dozen such maps on the inference path
- * that cost a few microseconds per call (docs/benchmarks.md, "Issue 13, fourth pass"). The slots
- * are one array made with the call, so keeping state allocates nothing more. `undefined` means
- * "nothing kept": set() takes only defined values.
+ * config), stored in a slot of the call's own stage-state array (`STAGE_STATE`), so it goes away
+ * with the call. It replaces `WeakMap<InferenceCall, T>`, whose entry per call is an ephemeron
+ * every garbage collection has to visit and clear (a micro-benchmark of eleven such maps: 2.5-3
+ * µs per call; within noise in the gateway's A/B; docs/benchmarks.md, "Issue 13, fourth pass").
+ * The slots are one array made with the call, so keeping state allocates nothing more.
+ * `undefined` means "nothing kept": set() takes only defined values.
  */
 export class CallState<T extends NonNullable<unknown>> {
   private readonly slot = slotsCreated++;
