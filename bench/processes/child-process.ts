@@ -3,6 +3,7 @@
  * share one event loop) and reads the one JSON line it prints when it is ready.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { EventEmitter } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { CpuReply } from "./child-control.js";
@@ -40,7 +41,13 @@ export async function startChild<T>(
   running.add(child);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   exited.then(() => running.delete(child)).catch(() => undefined);
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  // The channel is the child's JSON lines; anything else it prints on stdout (V8's --trace-gc,
+  // say, given as a Node option) goes to this process's stderr.
+  const lines = new EventEmitter();
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+    if (line.startsWith("{")) lines.emit("line", line);
+    else process.stderr.write(`${line}\n`);
+  });
   const info = await new Promise<T>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`${modulePath} not ready in time`)),

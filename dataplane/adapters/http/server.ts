@@ -3,7 +3,7 @@ import type { AppContext } from "../../app/context.js";
 import { GatewayError } from "../../core/errors.js";
 import type { Caller } from "../../core/identity.js";
 import { withBodyDeadline } from "./body-deadline.js";
-import { runInRequestScope } from "../../observability/request-scope.js";
+import { runInRequestScope, weakScope } from "../../observability/request-scope.js";
 import { clientErrorResponse, fromFrameworkError, sendError } from "./error-reply.js";
 import { requestIdFrom } from "./request-id.js";
 import { checkRouteRole } from "./role-routes.js";
@@ -164,7 +164,7 @@ function register(
             done(null, withBodyDeadline(payload, reply, ctx.config.REQUEST_BODY_TIMEOUT_MS, type));
           },
     handler: (req: FastifyRequest, reply: FastifyReply) =>
-      runInRequestScope({ requestId: req.id, fail: () => failEscaped(reply) }, () =>
+      runInRequestScope(weakScope(req.id, reply, failEscaped), () =>
         handle(ctx, spec, req, reply),
       ),
   });
