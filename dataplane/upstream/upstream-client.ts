@@ -14,6 +14,7 @@ import {
   type DestinationPolicy,
 } from "./destination-policy.js";
 import { HOP_HEADER, HOPS_HEADER } from "./hop-marker.js";
+import { dispatchRequest, type DispatchedResponse } from "./upstream-response.js";
 
 export interface UpstreamTimeouts {
   connectMs: number;
@@ -57,11 +58,7 @@ export type UpstreamObserver = (
   headers: Record<string, string>,
 ) => ((status: number | undefined) => void) | undefined;
 
-export interface UpstreamResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Dispatcher.ResponseData["body"];
-}
+export type UpstreamResponse = DispatchedResponse;
 
 /** What a caller learns of any failure to reach a backend: never which one, nor why. */
 export const UNREACHABLE = "the backend could not be reached";
@@ -135,16 +132,19 @@ export class UpstreamClient {
     const agent = target.kind === "deployment" ? this.trusted : this.policed;
     const observed = this.observer?.(target, req, headers);
     try {
-      const res = await agent.request({
-        origin: url.origin,
-        path: url.path,
-        method: req.method,
-        headers,
-        body: req.body as Dispatcher.DispatchOptions["body"],
-        signal: req.signal,
-      });
-      observed?.(res.statusCode);
-      return { status: res.statusCode, headers: res.headers, body: res.body };
+      const res = await dispatchRequest(
+        agent,
+        {
+          origin: url.origin,
+          path: url.path,
+          method: req.method,
+          headers,
+          body: req.body as Dispatcher.DispatchOptions["body"],
+        },
+        req.signal,
+      );
+      observed?.(res.status);
+      return res;
     } catch (err) {
       observed?.(undefined);
       if (req.signal?.aborted) throw err;
