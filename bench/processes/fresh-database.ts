@@ -17,8 +17,11 @@ async function adminQuery(serverUrl: string, sql: string): Promise<void> {
   }
 }
 
-export async function createFreshDatabase(serverUrl: string): Promise<FreshDatabase> {
-  const name = `evident_bench_${randomBytes(6).toString("hex")}`;
+export async function createFreshDatabase(
+  serverUrl: string,
+  prefix = "evident_bench",
+): Promise<FreshDatabase> {
+  const name = `${prefix}_${randomBytes(6).toString("hex")}`;
   await adminQuery(serverUrl, `CREATE DATABASE ${name}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;

@@ -5,9 +5,7 @@
  * of a chat completion served from the cache against a miss and the cache off, through an
  * in-process gateway and a fake upstream (a test double).
  */
-import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import pg from "pg";
 import { pino } from "pino";
 import { createApp } from "../../dataplane/app/create-app.js";
 import { memoryBroadcast } from "../../dataplane/broadcast/broadcast.js";
@@ -22,6 +20,7 @@ import { startFakeUpstream } from "../../test/fakes/fake-openai-upstream.js";
 import { customerKey, deployModel } from "../../test/support/inference-fixture.js";
 import { call } from "../../test/support/test-app.js";
 import { percentile } from "../../dataplane/routing/routes/ab-statistics.js";
+import { createFreshDatabase } from "../processes/fresh-database.js";
 import type { Section, SectionContext, SectionReport } from "./section.js";
 
 const DIMS = 256;
@@ -184,27 +183,6 @@ async function hitVersusMiss(log: SectionContext["log"], store: string, db: Data
   }
 }
 
-/** A fresh database on the benchmark's Postgres server, dropped afterwards. */
-export async function freshDatabase(
-  server: string,
-  prefix = "evident_bench_cache",
-): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `${prefix}_${randomBytes(6).toString("hex")}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: server });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
-}
-
 const ms = (v: number | null) => (v === null ? "-" : v.toFixed(3));
 
 const NAME = "response cache (lookup cost; hit vs miss latency)";
@@ -234,7 +212,7 @@ async function runCacheSection(
       "postgres",
       async () => {
         // Never the server's own database: a fresh one, dropped afterwards.
-        const fresh = await freshDatabase(server);
+        const fresh = await createFreshDatabase(server);
         dropPostgres = fresh.drop;
         return openPostgres({ connectionString: fresh.url });
       },
@@ -257,7 +235,7 @@ async function runCacheSection(
     await embedded.close();
   }
   if (options.postgresUrl) {
-    const fresh = await freshDatabase(options.postgresUrl);
+    const fresh = await createFreshDatabase(options.postgresUrl);
     const db = await openPostgres({ connectionString: fresh.url });
     try {
       latency.push(...(await hitVersusMiss(log, "postgres", db)));

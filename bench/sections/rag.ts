@@ -18,7 +18,7 @@ import { openPglite } from "../../dataplane/store/pglite-database.js";
 import { openPostgres } from "../../dataplane/store/postgres-database.js";
 import { RagSearchRepository } from "../../dataplane/store/rag-search-repository.js";
 import { RagSeeder, type SeedCollection } from "../../test/support/rag-seed.js";
-import { freshDatabase } from "./cache.js";
+import { createFreshDatabase } from "../processes/fresh-database.js";
 import { DIMS, random, STOP_WORDS, unit, VOCABULARY, word, zipf } from "./rag-corpus.js";
 import type { Section, SectionContext, SectionReport } from "./section.js";
 
@@ -191,7 +191,7 @@ async function runRagSection(
     stores.push([
       "postgres",
       async () => {
-        const fresh = await freshDatabase(server, "evident_bench_rag");
+        const fresh = await createFreshDatabase(server, "evident_bench_rag");
         dropPostgres = fresh.drop;
         return openPostgres({ connectionString: fresh.url });
       },
