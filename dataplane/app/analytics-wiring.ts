@@ -53,6 +53,7 @@ export function buildAnalytics(deps: AnalyticsDeps) {
     tracker,
   };
   const metered = new CallState<number>("metered");
+  deps.metrics.countInFlight(() => tracker.total());
   return {
     recorder,
     tracker,
@@ -61,7 +62,6 @@ export function buildAnalytics(deps: AnalyticsDeps) {
       observedStage(stage, {
         admitted: (call) => {
           tracker.begin(call);
-          deps.metrics.inFlight.set(tracker.total());
         },
       }),
     /** The meter stage, recording each call into the rollups and metrics once metered. */
@@ -71,7 +71,6 @@ export function buildAnalytics(deps: AnalyticsDeps) {
           const now = deps.clock.now();
           metered.set(call, now);
           tracker.end(call);
-          deps.metrics.inFlight.set(tracker.total());
           const recorded = recordedCall(call, now);
           recorder.record(recorded);
           deps.metrics.observe(call, recorded.latencyMs);

@@ -1,17 +1,18 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Registry, collectDefaultMetrics } from "prom-client";
 import { createCallMetrics } from "./call-metrics.js";
+import { CounterFamily, HistogramFamily } from "./series-families.js";
 
 /** The data plane's Prometheus metrics, on a registry of its own (never the global one). */
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "evident_" });
-  const httpRequests = new Counter({
+  const httpRequests = new CounterFamily({
     name: "evident_http_requests_total",
     help: "HTTP requests by route template, method and status",
     labelNames: ["route", "method", "status"] as const,
     registers: [registry],
   });
-  const httpDuration = new Histogram({
+  const httpDuration = new HistogramFamily({
     name: "evident_http_request_duration_seconds",
     help: "HTTP request latency by route template, method and status",
     labelNames: ["route", "method", "status"] as const,

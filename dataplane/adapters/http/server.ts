@@ -78,15 +78,15 @@ export function buildHttpServer(
     done();
   });
 
-  const requestLabels = new RequestLabels();
+  const requestLabels = new RequestLabels(ctx.metrics.httpRequests, ctx.metrics.httpDuration);
   app.addHook("onResponse", (req, reply, done) => {
-    const labels = requestLabels.of(req.routePath, req.method, reply.statusCode);
+    const series = requestLabels.of(req.routePath, req.method, reply.statusCode);
     const seconds = Number(process.hrtime.bigint() - req.startedAt) / 1e9;
-    ctx.metrics.httpRequests.inc(labels);
-    ctx.metrics.httpDuration.observe(labels, seconds);
+    series.requests.inc();
+    series.duration.observe(seconds);
     if (ctx.logger.isLevelEnabled("info"))
       ctx.logger.info(
-        { request_id: req.id, ...labels, duration_ms: Math.round(seconds * 1e6) / 1e3 },
+        { request_id: req.id, ...series.labels, duration_ms: Math.round(seconds * 1e6) / 1e3 },
         "request",
       );
     done();
