@@ -164,9 +164,7 @@ function register(
             done(null, withBodyDeadline(payload, reply, ctx.config.REQUEST_BODY_TIMEOUT_MS, type));
           },
     handler: (req: FastifyRequest, reply: FastifyReply) =>
-      runInRequestScope(weakScope(req.id, reply, failEscaped), () =>
-        handle(ctx, spec, req, reply),
-      ),
+      runInRequestScope(weakScope(req.id, reply, failEscaped), () => handle(ctx, spec, req, reply)),
   });
 }
 
