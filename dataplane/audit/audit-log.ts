@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import type { Caller } from "../core/identity.js";
@@ -12,6 +11,7 @@ import type { AuditWriter } from "./audit-writer.js";
 import { recordForCall } from "./call-record.js";
 import type { CheckpointSigner } from "./checkpoint-signer.js";
 import { verifyCustomerChain } from "./verify-customer-chain.js";
+import { newAuditRecordId } from "./audit-record-id.js";
 
 const SETTINGS_TTL_MS = 30_000;
 
@@ -91,7 +91,7 @@ export class AuditLog {
   ) {
     await this.writer.append({
       fields: {
-        id: `aud_${randomUUID().replace(/-/g, "")}`,
+        id: newAuditRecordId(),
         customer_id: customerId ?? caller.customer.id,
         occurred_at: new Date(this.clock.now()).toISOString(),
         kind: "management",

@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import type { InferenceCall } from "../core/inference-call.js";
 import type { PendingAuditRecord } from "../store/audit-repository.js";
 import { canonicalJson, sha256Hex } from "./audit-record.js";
+import { newAuditRecordId } from "./audit-record-id.js";
 
 export type ContentMode = "none" | "redacted" | "full";
 
@@ -43,7 +43,7 @@ export function recordForCall(
         };
   return {
     fields: {
-      id: `aud_${randomUUID().replace(/-/g, "")}`,
+      id: newAuditRecordId(),
       customer_id: call.caller.customer.id,
       occurred_at: new Date(call.startedAt).toISOString(),
       kind: "inference",
@@ -151,7 +151,8 @@ function callDetails(call: InferenceCall): Record<string, unknown> | null {
   }
   if (call.realtime) details.realtime = realtimeDetails(call.realtime);
   if (call.streamStop) details.stream_stopped = streamStopDetails(call.streamStop);
-  return Object.keys(details).length > 0 ? details : null;
+  for (const _ in details) return details; // has a member (without an Object.keys array)
+  return null;
 }
 
 /** Where an output guardrail stopped a streamed answer. */
