@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import type { Caller } from "../core/identity.js";
@@ -12,8 +11,21 @@ import type { AuditWriter } from "./audit-writer.js";
 import { recordForCall } from "./call-record.js";
 import type { CheckpointSigner } from "./checkpoint-signer.js";
 import { verifyCustomerChain } from "./verify-customer-chain.js";
+import { newAuditRecordId } from "./audit-record-id.js";
 
 const SETTINGS_TTL_MS = 30_000;
+
+/** What a hook that has nothing to wait for returns (one settled promise, shared). */
+const ADMITTED: Promise<void> = Promise.resolve();
+
+const saturatedError = () =>
+  new GatewayError(
+    "service_unavailable",
+    "audit evidence cannot be recorded right now; retry later",
+    {
+      headers: { "retry-after": "5" },
+    },
+  );
 
 /** The audit log as the rest of the gateway uses it. */
 export class AuditLog {
@@ -31,29 +43,42 @@ export class AuditLog {
     this.settingsCache = new RefreshingCache(clock, SETTINGS_TTL_MS);
   }
 
-  /** The pipeline's audit stage: refuses calls it could not record; records every call once. */
+  /**
+   * The pipeline's audit stage: refuses calls it could not record; records every call once. While
+   * the customer's settings are cached (nearly always), both hooks run without an async frame of
+   * their own: afterCall returns the writer's promise itself.
+   */
   stage(): PipelineStage {
     return {
       name: "audit",
-      beforeForward: async (call: InferenceCall) => {
-        call.captureContent = (await this.settings(call.caller.customer.id)).contentMode !== "none";
-        if (this.writer.saturated) {
-          throw new GatewayError(
-            "service_unavailable",
-            "audit evidence cannot be recorded right now; retry later",
-            {
-              headers: { "retry-after": "5" },
-            },
-          );
+      beforeForward: (call: InferenceCall) => {
+        const cached = this.settingsCache.fresh(call.caller.customer.id);
+        if (cached === undefined) return this.admitAfterSettings(call);
+        call.captureContent = cached.contentMode !== "none";
+        return this.writer.saturated ? Promise.reject(saturatedError()) : ADMITTED;
+      },
+      afterCall: (call: InferenceCall) => {
+        // A batch line refused by limits is retried later: its record is the retried call's.
+        if (call.batch && pausesBatchLine(call.error)) return ADMITTED;
+        const cached = this.settingsCache.fresh(call.caller.customer.id);
+        if (cached === undefined) return this.recordAfterSettings(call);
+        try {
+          return this.writer.append(recordForCall(call, this.clock.now(), cached.contentMode));
+        } catch (err) {
+          return Promise.reject(err as Error);
         }
       },
-      afterCall: async (call: InferenceCall) => {
-        // A batch line refused by limits is retried later: its record is the retried call's.
-        if (call.batch && pausesBatchLine(call.error)) return;
-        const settings = await this.settings(call.caller.customer.id);
-        await this.writer.append(recordForCall(call, this.clock.now(), settings.contentMode));
-      },
     };
+  }
+
+  private async admitAfterSettings(call: InferenceCall): Promise<void> {
+    call.captureContent = (await this.settings(call.caller.customer.id)).contentMode !== "none";
+    if (this.writer.saturated) throw saturatedError();
+  }
+
+  private async recordAfterSettings(call: InferenceCall): Promise<void> {
+    const settings = await this.settings(call.caller.customer.id);
+    await this.writer.append(recordForCall(call, this.clock.now(), settings.contentMode));
   }
 
   /** Records a management action that changed policy or evidence, with the acting key. */
@@ -66,7 +91,7 @@ export class AuditLog {
   ) {
     await this.writer.append({
       fields: {
-        id: `aud_${randomUUID().replace(/-/g, "")}`,
+        id: newAuditRecordId(),
         customer_id: customerId ?? caller.customer.id,
         occurred_at: new Date(this.clock.now()).toISOString(),
         kind: "management",

@@ -1,4 +1,7 @@
 import { hash } from "node:crypto";
+import { canonicalJson } from "./canonical-json.js";
+
+export { canonicalJson } from "./canonical-json.js";
 
 /**
  * The audit record and its hash chain.
@@ -68,124 +71,75 @@ export interface AuditFields {
   folded?: string[];
 }
 
-type CanonicalWork = { text: string } | { value: unknown };
-
-/** Nesting handled by plain recursion; deeper subtrees go through the explicit stack. */
-const RECURSION_DEPTH = 256;
-
-const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+/** Every member AuditFields can have. */
+const FIELD_NAMES: ReadonlySet<string> = new Set([
+  "action",
+  "backend",
+  "classification",
+  "content_sha256",
+  "cost_usd",
+  "customer_id",
+  "details",
+  "error_code",
+  "escaped",
+  "escaped_keys",
+  "folded",
+  "id",
+  "key_id",
+  "kind",
+  "latency_ms",
+  "model",
+  "occurred_at",
+  "outcome",
+  "request_id",
+  "request_sha256",
+  "response_sha256",
+  "route",
+  "seq",
+  "status",
+  "subject",
+  "usage",
+  "verdicts",
+]);
 
 /**
- * JSON with object keys sorted at every level: the same fields always give the same bytes.
- * Recursive for ordinary depths (fast), iterative (an explicit stack) below RECURSION_DEPTH, so
- * any nesting depth a body can carry is fine. Members whose value is undefined are left out;
- * other non-JSON values are written as JSON.stringify writes them inside an array (null).
+ * A record's fields with its seq, as digested. When they hold only AuditFields' own members (a
+ * record this gateway made, from memory or read back), the object is built with its members in
+ * canonical order, so canonicalJson writes it with one JSON.stringify when the nested values are
+ * in order too; otherwise it is `{ ...fields, seq }`. Either way the canonical text is the same
+ * (members left undefined are written by neither).
  */
-export function canonicalJson(value: unknown): string {
-  return canonicalAt(value, 0);
-}
-
-function canonicalAt(v: unknown, depth: number): string {
-  if (v === null || typeof v !== "object") return primitiveJson(v);
-  if (depth >= RECURSION_DEPTH) return canonicalIterative(v);
-  if (Array.isArray(v)) {
-    let out = "[";
-    for (let i = 0; i < v.length; i++) {
-      if (i > 0) out += ",";
-      out += canonicalAt(v[i], depth + 1);
-    }
-    return `${out}]`;
-  }
-  const o = v as Record<string, unknown>;
-  const keys = Object.keys(o);
-  sortKeys(keys);
-  let out = "{";
-  for (const k of keys) {
-    const x = o[k];
-    if (x === undefined) continue;
-    if (out.length > 1) out += ",";
-    out += quotedKey(k);
-    out += ":";
-    out += canonicalAt(x, depth + 1);
-  }
-  return `${out}}`;
-}
-
-/** Below this many members, an insertion sort (no allocation; Array.prototype.sort allocates). */
-const INSERTION_SORT_MAX = 24;
-
-/** Sorts member names by UTF-16 code unit, in place; already sorted names are left as they are. */
-function sortKeys(keys: string[]): void {
-  if (keys.length > INSERTION_SORT_MAX) {
-    for (let i = 1; i < keys.length; i++) {
-      if ((keys[i - 1] as string) > (keys[i] as string)) {
-        keys.sort(byCodeUnit);
-        return;
-      }
-    }
-    return;
-  }
-  for (let i = 1; i < keys.length; i++) {
-    const key = keys[i] as string;
-    let j = i - 1;
-    while (j >= 0 && (keys[j] as string) > key) {
-      keys[j + 1] = keys[j] as string;
-      j--;
-    }
-    keys[j + 1] = key;
-  }
-}
-
-/** Member names repeat from record to record: their JSON form is kept (a bounded number). */
-const QUOTED_KEYS_MAX = 4096;
-const quotedKeys = new Map<string, string>();
-
-function quotedKey(k: string): string {
-  let q = quotedKeys.get(k);
-  if (q === undefined) {
-    q = JSON.stringify(k);
-    if (quotedKeys.size < QUOTED_KEYS_MAX && k.length <= 64) quotedKeys.set(k, q);
-  }
-  return q;
-}
-
-function primitiveJson(v: unknown): string {
-  if (typeof v === "string") return JSON.stringify(v);
-  return (JSON.stringify(v ?? null) as string | undefined) ?? "undefined";
-}
-
-function canonicalIterative(value: unknown): string {
-  let out = "";
-  const stack: CanonicalWork[] = [{ value }];
-  for (let work = stack.pop(); work !== undefined; work = stack.pop()) {
-    if ("text" in work) {
-      out += work.text;
-      continue;
-    }
-    const v = work.value;
-    if (v === null || typeof v !== "object") {
-      out += primitiveJson(v);
-    } else if (Array.isArray(v)) {
-      out += "[";
-      stack.push({ text: "]" });
-      for (let i = v.length - 1; i >= 0; i--) {
-        stack.push({ value: v[i] as unknown });
-        if (i > 0) stack.push({ text: "," });
-      }
-    } else {
-      const entries = Object.entries(v as Record<string, unknown>)
-        .filter(([, x]) => x !== undefined)
-        .sort(([a], [b]) => byCodeUnit(a, b));
-      out += "{";
-      stack.push({ text: "}" });
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [k, x] = entries[i] as [string, unknown];
-        stack.push({ value: x });
-        stack.push({ text: `${i > 0 ? "," : ""}${JSON.stringify(k)}:` });
-      }
-    }
-  }
-  return out;
+export function fieldsWithSeq(f: Omit<AuditFields, "seq">, seq: number): AuditFields {
+  for (const name in f) if (!FIELD_NAMES.has(name)) return { ...f, seq };
+  return {
+    action: f.action,
+    backend: f.backend,
+    classification: f.classification,
+    content_sha256: f.content_sha256,
+    cost_usd: f.cost_usd,
+    customer_id: f.customer_id,
+    details: f.details,
+    error_code: f.error_code,
+    escaped: f.escaped,
+    escaped_keys: f.escaped_keys,
+    folded: f.folded,
+    id: f.id,
+    key_id: f.key_id,
+    kind: f.kind,
+    latency_ms: f.latency_ms,
+    model: f.model,
+    occurred_at: f.occurred_at,
+    outcome: f.outcome,
+    request_id: f.request_id,
+    request_sha256: f.request_sha256,
+    response_sha256: f.response_sha256,
+    route: f.route,
+    seq,
+    status: f.status,
+    subject: f.subject,
+    usage: f.usage,
+    verdicts: f.verdicts,
+  };
 }
 
 /** One-shot hash: no Hash object per call. */

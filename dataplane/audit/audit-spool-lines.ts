@@ -30,3 +30,21 @@ export function parseLines(text: string): SpooledLine[] {
   }
   return out;
 }
+
+/**
+ * The records as lines of the local audit log (one JSON text and a newline each), written straight
+ * into one buffer: the same bytes as Buffer.from of the joined text, without first joining the
+ * texts into a string that would be copied whole once more before encoding.
+ */
+export function encodeLines(records: readonly PendingAuditRecord[]): Buffer {
+  const texts = records.map((r) => JSON.stringify(r));
+  let size = 0;
+  for (const text of texts) size += Buffer.byteLength(text, "utf8") + 1;
+  const data = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const text of texts) {
+    at += data.write(text, at, "utf8");
+    data[at++] = 10;
+  }
+  return data;
+}

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import test from "ava";
 import type { PendingAuditRecord } from "../store/audit-repository.js";
+import { encodeLines, parseLines } from "./audit-spool-lines.js";
 import { SEGMENT_BYTES } from "./audit-spool-segments.js";
 import { AuditSpool, SpoolFullError, type SpoolCursor } from "./audit-spool.js";
 
@@ -121,3 +122,14 @@ async function openFlags(file: string): Promise<number | undefined> {
     }
   },
 );
+
+test("log lines are each record's JSON and a newline, in UTF-8, read back as the same records", (t) => {
+  const records = [rec("é 😀"), rec(`x${String.fromCharCode(0)}\ud800`), rec("plain")];
+  const data = encodeLines(records);
+  t.deepEqual(data, Buffer.from(records.map((r) => `${JSON.stringify(r)}\n`).join(""), "utf8"));
+  t.deepEqual(
+    parseLines(data.toString("utf8")),
+    records.map((r) => ({ record: JSON.parse(JSON.stringify(r)) as PendingAuditRecord })),
+  );
+  t.is(encodeLines([]).length, 0);
+});

@@ -2,7 +2,7 @@ import { mkdir, rm, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import type { PendingAuditRecord } from "../store/audit-repository.js";
 import { claimDirectory, LOCK_FILE } from "./audit-spool-owner.js";
-import { parseLines, type SpooledLine } from "./audit-spool-lines.js";
+import { encodeLines, parseLines, type SpooledLine } from "./audit-spool-lines.js";
 import {
   createSegment,
   isPreallocated,
@@ -125,9 +125,7 @@ export class AuditSpool {
   }
 
   private async appendNow(records: readonly PendingAuditRecord[]): Promise<void> {
-    let text = "";
-    for (const r of records) text += `${JSON.stringify(r)}\n`;
-    const data = Buffer.from(text, "utf8");
+    const data = encodeLines(records);
     if (this.backlogBytes + data.length > this.maxBytes) {
       this.refused = true;
       throw new SpoolFullError();

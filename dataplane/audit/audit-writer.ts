@@ -84,7 +84,7 @@ export class AuditWriter {
       this.queue.push({ record, resolve, reject });
       this.flushing ??= this.flush();
     });
-    this.latest = appended.catch(() => undefined);
+    this.latest = appended; // its caller handles a rejection; caughtUp() only waits for it
     return appended;
   }
 
@@ -99,7 +99,7 @@ export class AuditWriter {
       timer = setTimeout(resolve, timeoutMs);
       timer.unref();
     });
-    await Promise.race([this.latest, timeout]);
+    await Promise.race([this.latest.catch(() => undefined), timeout]);
     clearTimeout(timer);
     await this.ingester.caughtUp(Math.max(0, until - Date.now()));
   }

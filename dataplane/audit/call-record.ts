@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import type { InferenceCall } from "../core/inference-call.js";
 import type { PendingAuditRecord } from "../store/audit-repository.js";
 import { canonicalJson, sha256Hex } from "./audit-record.js";
+import { newAuditRecordId } from "./audit-record-id.js";
 
 export type ContentMode = "none" | "redacted" | "full";
 
@@ -43,7 +43,7 @@ export function recordForCall(
         };
   return {
     fields: {
-      id: `aud_${randomUUID().replace(/-/g, "")}`,
+      id: newAuditRecordId(),
       customer_id: call.caller.customer.id,
       occurred_at: new Date(call.startedAt).toISOString(),
       kind: "inference",
@@ -53,33 +53,20 @@ export function recordForCall(
       subject: call.requestedModel.slice(0, 256),
       model: call.route?.model.name ?? null,
       backend: call.target?.id ?? null,
-      route: call.route
-        ? {
-            model_version: call.route.model.model?.version ?? null,
-            candidates: call.route.targets.map((t) => t.id),
-            chosen: call.target?.id ?? null,
-            ...(call.route.routeId === undefined
-              ? {}
-              : {
-                  route_id: call.route.routeId,
-                  strategy: call.route.strategy ?? null,
-                  arm: call.route.arm ?? null,
-                }),
-          }
-        : null,
+      route: call.route ? routeFields(call, call.route) : null,
       classification: call.classification,
       verdicts: call.verdicts.map((v) => ({
-        check: v.check,
         action: v.action,
+        check: v.check,
         score: v.score,
         threshold: v.threshold,
       })),
       usage: call.usage
         ? {
-            prompt_tokens: call.usage.promptTokens,
             completion_tokens: call.usage.completionTokens,
-            total_tokens: call.usage.totalTokens,
+            prompt_tokens: call.usage.promptTokens,
             source: call.usage.source,
+            total_tokens: call.usage.totalTokens,
           }
         : null,
       cost_usd: call.costUsd ?? totalCostOf(call) ?? null,
@@ -96,56 +83,76 @@ export function recordForCall(
   };
 }
 
+/** The routing part of a record: members in canonical order. */
+function routeFields(
+  call: InferenceCall,
+  route: NonNullable<InferenceCall["route"]>,
+): Record<string, unknown> {
+  const candidates = route.targets.map((t) => t.id);
+  const chosen = call.target?.id ?? null;
+  const model_version = route.model.model?.version ?? null;
+  if (route.routeId === undefined) return { candidates, chosen, model_version };
+  return {
+    arm: route.arm ?? null,
+    candidates,
+    chosen,
+    model_version,
+    route_id: route.routeId,
+    strategy: route.strategy ?? null,
+  };
+}
+
 /**
  * What a record says beyond the common fields: the batch line, the realtime session, the RAG
  * collection and chunks, the prompt template, the response cache and the guardrail model checks'
- * own calls (null when none applies).
+ * own calls (null when none applies). Members are added, and built, in canonical order, so the
+ * record's canonical JSON is one JSON.stringify (canonical-json.ts); optional ones are left
+ * undefined, which neither JSON.stringify nor the canonical text writes.
  */
 function callDetails(call: InferenceCall): Record<string, unknown> | null {
   const details: Record<string, unknown> = {};
-  if (call.streamStop) details.stream_stopped = streamStopDetails(call.streamStop);
-  if (call.batch) {
-    details.batch_id = call.batch.batchId;
-    details.custom_id = call.batch.customId;
-  }
-  if (call.realtime) details.realtime = realtimeDetails(call.realtime);
-  if (call.rag) {
-    details.rag = {
-      collection_id: call.rag.collectionId,
-      purpose: call.rag.purpose,
-      chunk_ids: call.rag.chunkIds,
-    };
-  }
-  if (call.prompt) {
-    details.prompt = {
-      slug: call.prompt.slug,
-      version: call.prompt.version,
-      arm: call.prompt.arm,
-      ab_test_id: call.prompt.abTestId,
-    };
-  }
+  if (call.batch) details.batch_id = call.batch.batchId;
   if (call.cache) {
     const c = call.cache;
     details.cache = {
-      result: c.result,
-      kind: c.kind ?? null,
+      embedding_request_id: c.embeddingRequestId ? c.embeddingRequestId : undefined,
       key_sha256: c.keyHash ?? null,
-      similarity: c.similarity ?? null,
-      saved_tokens: c.savedTokens ?? null,
+      kind: c.kind ?? null,
+      result: c.result,
       saved_cost_usd: c.savedCostUsd ?? null,
-      ...(c.embeddingRequestId ? { embedding_request_id: c.embeddingRequestId } : {}),
+      saved_tokens: c.savedTokens ?? null,
+      similarity: c.similarity ?? null,
     };
   }
   if (call.cacheEmbeddingFor) details.cache_embedding = { for_request_id: call.cacheEmbeddingFor };
+  if (call.batch) details.custom_id = call.batch.customId;
   if (call.checkCalls.length > 0) {
     details.model_checks = call.checkCalls.map((c) => ({
-      model: c.model,
-      prompt_tokens: c.promptTokens,
       completion_tokens: c.completionTokens,
       cost_usd: c.costUsd,
+      model: c.model,
+      prompt_tokens: c.promptTokens,
     }));
   }
-  return Object.keys(details).length > 0 ? details : null;
+  if (call.prompt) {
+    details.prompt = {
+      ab_test_id: call.prompt.abTestId,
+      arm: call.prompt.arm,
+      slug: call.prompt.slug,
+      version: call.prompt.version,
+    };
+  }
+  if (call.rag) {
+    details.rag = {
+      chunk_ids: call.rag.chunkIds,
+      collection_id: call.rag.collectionId,
+      purpose: call.rag.purpose,
+    };
+  }
+  if (call.realtime) details.realtime = realtimeDetails(call.realtime);
+  if (call.streamStop) details.stream_stopped = streamStopDetails(call.streamStop);
+  for (const _ in details) return details; // has a member (without an Object.keys array)
+  return null;
 }
 
 /** Where an output guardrail stopped a streamed answer. */
@@ -154,26 +161,22 @@ function streamStopDetails(
 ): Record<string, unknown> {
   return {
     choice: stop.choice,
-    field: stop.field,
-    ...(stop.tool === undefined ? {} : { tool_call: stop.tool }),
-    released_chars: stop.releasedChars,
     code: stop.code,
+    field: stop.field,
+    released_chars: stop.releasedChars,
+    tool_call: stop.tool,
   };
 }
 
 /** The realtime session part of a record's details. */
 function realtimeDetails(rt: NonNullable<InferenceCall["realtime"]>): Record<string, unknown> {
   return {
-    session_id: rt.sessionId,
+    close_code: rt.closed?.code,
+    closed_by: rt.closed?.by,
     kind: rt.kind,
-    ...(rt.responseId === undefined ? {} : { response_id: rt.responseId }),
-    ...(rt.closed === undefined
-      ? {}
-      : {
-          closed_by: rt.closed.by,
-          close_code: rt.closed.code,
-          reason: rt.closed.reason,
-          tokens: rt.closed.totals,
-        }),
+    reason: rt.closed?.reason,
+    response_id: rt.responseId,
+    session_id: rt.sessionId,
+    tokens: rt.closed?.totals,
   };
 }

@@ -81,8 +81,9 @@ const union = (a: string[] | undefined, b: string[]) => [...new Set([...(a ?? []
 
 /**
  * True when `clean` would change something under `value`: a string or member name to escape, or
- * a subtree nested too deeply. Reads only, so the common record (nothing to change) costs no
- * copy and allocates nothing per node. The recursion ends at MAX_STORED_DEPTH (deeper is "needs
+ * a subtree nested too deeply. Reads only (for-in, not Object.keys: an inherited name it may also
+ * list can only make it say "needs cleaning", and clean() then finds nothing and changes
+ * nothing), so the common record costs no copy and allocates nothing per node. The recursion ends at MAX_STORED_DEPTH (deeper is "needs
  * cleaning"), so any input is safe for the stack.
  */
 function needsCleaning(value: unknown, depth: number): boolean {
@@ -96,7 +97,7 @@ function needsCleaning(value: unknown, depth: number): boolean {
     return false;
   }
   const members = value as Record<string, unknown>;
-  for (const key of Object.keys(members)) {
+  for (const key in members) {
     if (needsEscape(key) || needsCleaning(members[key], depth + 1)) return true;
   }
   return false;
@@ -104,7 +105,7 @@ function needsCleaning(value: unknown, depth: number): boolean {
 
 /** needsCleaning of the fields, the lists of what was escaped left out (they are not cleaned). */
 function fieldsNeedCleaning(fields: PendingAuditRecord["fields"]): boolean {
-  for (const key of Object.keys(fields)) {
+  for (const key in fields) {
     if (key === "escaped" || key === "escaped_keys" || key === "folded") continue;
     if (needsEscape(key)) return true;
     if (needsCleaning((fields as unknown as Record<string, unknown>)[key], 1)) return true;

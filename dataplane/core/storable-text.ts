@@ -3,14 +3,15 @@
  * surrogate. One definition for the HTTP edge, the audit log, prompts and batch lines.
  */
 
-// Without the `u` flag a regex sees UTF-16 code units, so unpaired halves are visible.
-export const LONE_SURROGATE =
-  /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** String.prototype.isWellFormed (ES2024, in Node 24; the project's TypeScript lib is ES2023). */
+const isWellFormed = (s: string): boolean =>
+  (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 
+/** True when `s` holds an unpaired UTF-16 surrogate (checked natively, no regular expression). */
 export function hasLoneSurrogate(s: string): boolean {
-  return LONE_SURROGATE.test(s);
+  return !isWellFormed(s);
 }
 
 export function isStorableText(s: string): boolean {
-  return !s.includes("\u0000") && !LONE_SURROGATE.test(s);
+  return !s.includes("\u0000") && isWellFormed(s);
 }

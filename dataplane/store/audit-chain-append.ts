@@ -1,9 +1,9 @@
 import {
   canonicalJson,
   chainHash,
+  fieldsWithSeq,
   GENESIS_HASH,
   sha256Hex,
-  type AuditFields,
 } from "../audit/audit-record.js";
 import type { Queryable } from "./database.js";
 import type { PendingAuditRecord } from "./audit-repository.js";
@@ -56,7 +56,7 @@ export function chainAfter(
   let json = "[";
   for (const r of records) {
     seq += 1;
-    const fields: AuditFields = { ...r.fields, seq };
+    const fields = fieldsWithSeq(r.fields, seq);
     // The digested text is the stored JSON too (jsonb keeps the values, not the text).
     const canonical = canonicalJson(fields);
     const digest = sha256Hex(canonical);

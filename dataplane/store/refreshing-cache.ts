@@ -25,6 +25,12 @@ export class RefreshingCache<V> {
     private readonly maxEntries = 100_000,
   ) {}
 
+  /** The value when it is fresh (what get() would return at once, without reloading), else undefined. */
+  fresh(key: string): V | undefined {
+    const hit = this.entries.get(key);
+    return hit && this.clock.now() - hit.loadedAt < this.ttlMs ? hit.value : undefined;
+  }
+
   async get(key: string, load: () => Promise<V>): Promise<V> {
     const now = this.clock.now();
     const hit = this.entries.get(key);
