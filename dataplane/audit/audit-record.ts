@@ -71,37 +71,6 @@ export interface AuditFields {
   folded?: string[];
 }
 
-/** Every member AuditFields can have. */
-const FIELD_NAMES: ReadonlySet<string> = new Set([
-  "action",
-  "backend",
-  "classification",
-  "content_sha256",
-  "cost_usd",
-  "customer_id",
-  "details",
-  "error_code",
-  "escaped",
-  "escaped_keys",
-  "folded",
-  "id",
-  "key_id",
-  "kind",
-  "latency_ms",
-  "model",
-  "occurred_at",
-  "outcome",
-  "request_id",
-  "request_sha256",
-  "response_sha256",
-  "route",
-  "seq",
-  "status",
-  "subject",
-  "usage",
-  "verdicts",
-]);
-
 /**
  * A record's fields with its seq, as digested. When they hold only AuditFields' own members (a
  * record this gateway made, from memory or read back), the object is built with its members in
@@ -111,6 +80,11 @@ const FIELD_NAMES: ReadonlySet<string> = new Set([
  */
 export function fieldsWithSeq(f: Omit<AuditFields, "seq">, seq: number): AuditFields {
   for (const name in f) if (!FIELD_NAMES.has(name)) return { ...f, seq };
+  return inCanonicalOrder(f, seq);
+}
+
+/** Every AuditFields member, in canonical (code-unit) order: the one list of them. */
+function inCanonicalOrder(f: Omit<AuditFields, "seq">, seq: number): AuditFields {
   return {
     action: f.action,
     backend: f.backend,
@@ -141,6 +115,11 @@ export function fieldsWithSeq(f: Omit<AuditFields, "seq">, seq: number): AuditFi
     verdicts: f.verdicts,
   };
 }
+
+/** Every member AuditFields can have (the object above lists its members even when undefined). */
+const FIELD_NAMES: ReadonlySet<string> = new Set(
+  Object.keys(inCanonicalOrder({} as Omit<AuditFields, "seq">, 0)),
+);
 
 /** One-shot hash: no Hash object per call. */
 export function sha256Hex(data: string | Buffer): string {
