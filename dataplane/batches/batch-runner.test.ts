@@ -2,7 +2,7 @@ import test from "ava";
 import { pino } from "pino";
 import { storeBackends } from "../../test/support/databases.js";
 import { systemClock } from "../core/clock.js";
-import type { Caller } from "../core/identity.js";
+import { memberCaller } from "../../test/support/member-caller.js";
 import { BatchRepository } from "../store/batch-repository.js";
 import type { Database } from "../store/database.js";
 import { FileRepository } from "../store/file-repository.js";
@@ -10,20 +10,7 @@ import { migrate } from "../store/migrate.js";
 import { BatchRunner, type LineRun } from "./batch-runner.js";
 import type { BatchLine, BatchRecord } from "./batch-types.js";
 
-const caller: Caller = {
-  key: {
-    id: "key_1",
-    customerId: "cus_1",
-    name: "k",
-    role: "member",
-    classificationFloor: "public",
-    hint: "ev_sk_x",
-    createdAt: new Date(),
-    lastUsedAt: null,
-    revokedAt: null,
-  },
-  customer: { id: "cus_1", name: "c", tier: "pro", createdAt: new Date(), updatedAt: new Date() },
-};
+const caller = memberCaller("cus_1", { keyId: "key_1", tier: "pro" });
 
 function lines(n: number): BatchLine[] {
   return Array.from({ length: n }, (_, i) => ({

@@ -1,31 +1,8 @@
 import test from "ava";
-import type { Caller } from "../core/identity.js";
+import { memberCaller } from "../../test/support/member-caller.js";
 import { newInferenceCall, type InferenceCall } from "../core/inference-call.js";
 import type { RouteDecision } from "../routing/routing-types.js";
 import { cacheKeyOf, policyVersionOf } from "./cache-key.js";
-
-function callerOf(customerId: string): Caller {
-  return {
-    key: {
-      id: `key_${customerId}`,
-      customerId,
-      name: "k",
-      role: "member",
-      classificationFloor: "public",
-      hint: "ev_sk_x",
-      createdAt: new Date(0),
-      lastUsedAt: null,
-      revokedAt: null,
-    },
-    customer: {
-      id: customerId,
-      name: "c",
-      tier: "pro",
-      createdAt: new Date(0),
-      updatedAt: new Date(0),
-    },
-  };
-}
 
 /** A routed chat call: `version` is the registered version of the model that serves it. */
 function chat(
@@ -39,7 +16,7 @@ function chat(
   const call = newInferenceCall({
     requestId: "req_1",
     endpoint: "chat.completions",
-    caller: callerOf(opts.customer ?? "cus_a"),
+    caller: memberCaller(opts.customer ?? "cus_a"),
     requestedModel: "m",
     body: { model: "m", messages: [{ role: "user", content: "hi" }], ...body },
     stream: body.stream === true,

@@ -1,32 +1,13 @@
 import test from "ava";
 import { manualClock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
-import type { Caller } from "../core/identity.js";
+import { memberCaller } from "../../test/support/member-caller.js";
 import { newInferenceCall } from "../core/inference-call.js";
 import type { CustomerBudget } from "../store/budget-repository.js";
 import { limitStage } from "./limit-stage.js";
 import { MemoryRateLimiter } from "./memory-rate-limiter.js";
 
-const caller: Caller = {
-  key: {
-    id: "key_1",
-    customerId: "cus_1",
-    name: "k",
-    role: "member",
-    classificationFloor: "public",
-    hint: "ev_sk_x",
-    createdAt: new Date(0),
-    lastUsedAt: null,
-    revokedAt: null,
-  },
-  customer: {
-    id: "cus_1",
-    name: "c",
-    tier: "free",
-    createdAt: new Date(0),
-    updatedAt: new Date(0),
-  },
-};
+const caller = memberCaller("cus_1", { keyId: "key_1", tier: "free" });
 
 const budget: CustomerBudget = {
   customerId: "cus_1",

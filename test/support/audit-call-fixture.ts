@@ -1,29 +1,10 @@
-import type { Caller } from "../../dataplane/core/identity.js";
+import { memberCaller } from "./member-caller.js";
 import { newInferenceCall, type InferenceCall } from "../../dataplane/core/inference-call.js";
 import type { RouteDecision, Target } from "../../dataplane/routing/routing-types.js";
 
 const NUL = String.fromCharCode(0);
 
-const caller: Caller = {
-  key: {
-    id: "key_golden",
-    customerId: "c_golden",
-    name: "k",
-    role: "member",
-    classificationFloor: "public",
-    hint: "ev_sk_x",
-    createdAt: new Date(0),
-    lastUsedAt: null,
-    revokedAt: null,
-  },
-  customer: {
-    id: "c_golden",
-    name: "c",
-    tier: "pro",
-    createdAt: new Date(0),
-    updatedAt: new Date(0),
-  },
-};
+const caller = memberCaller("c_golden", { keyId: "key_golden" });
 
 const target = (id: string) => ({ id }) as Target;
 
