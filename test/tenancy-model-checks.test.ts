@@ -102,3 +102,19 @@ test.serial(
     t.is(status.json.spend_usd, 2, "charged to the customer's budget");
   },
 );
+
+test.serial(
+  "a classifier answer too large to be a verdict fails the check instead of being read whole (fake upstreams)",
+  async (t) => {
+    const key = await customerKey(gateway.url, gateway.adminKey, "pro");
+    t.is((await setChecks(key, "paid-guard", "closed")).status, 200);
+    // A valid answer saying "safe", padded past what a verdict of a few tokens can need.
+    classifier.script.next({
+      json: { ...answer("safe").json, padding: "x".repeat(2 * 1024 * 1024) },
+    });
+    const res = await chat(key);
+    t.is(res.status, 400, "closed: the check failed, so the call is blocked");
+    t.is(errorOf(res.json).code, "content_safety_block");
+    t.is((await chat(key)).status, 200, "the next call's check answers normally");
+  },
+);

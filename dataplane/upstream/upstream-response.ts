@@ -31,16 +31,6 @@ export class UpstreamBody extends Readable {
     else callback(err);
   }
 
-  /** The whole body as UTF-8 text. */
-  text(): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      this.on("data", (chunk: Buffer) => chunks.push(chunk));
-      this.once("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-      this.once("error", reject);
-    });
-  }
-
   /**
    * Reads and discards the body so the connection can serve the next request; a body over
    * `limit` bytes is cut off (the connection closed) instead. Never fails.

@@ -12,6 +12,7 @@ import type { RoutingTableHolder } from "../../routing/routing-loader.js";
 import type { TargetHealth } from "../../routing/target-health.js";
 import { forwardWithRetries } from "../../upstream/forward-with-retries.js";
 import type { UpstreamClient } from "../../upstream/upstream-client.js";
+import { readUpstreamBody } from "../../upstream/upstream-failure.js";
 import type { ModelCheck } from "../policy/policy-schema.js";
 
 const INSTRUCTION =
@@ -85,6 +86,9 @@ async function runOne(
   }
 }
 
+/** A classifier's answer is a few tokens; a body past this fails the check instead of being kept. */
+const MAX_CLASSIFIER_ANSWER = 1024 * 1024;
+
 async function classify(
   deps: ModelCheckDeps,
   call: InferenceCall,
@@ -119,7 +123,7 @@ async function classify(
     }),
     { retries: 0, signal },
   );
-  const text = await response.body.text();
+  const text = await readUpstreamBody(response.body, MAX_CLASSIFIER_ANSWER);
   if (response.status >= 400) throw new Error(`classifier answered ${response.status}`);
   const json = JSON.parse(text) as Record<string, unknown> & {
     choices?: { message?: { content?: unknown } }[];
