@@ -2,6 +2,7 @@ import { mkdir, rm, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import type { PendingAuditRecord } from "../store/audit-repository.js";
 import { claimDirectory, LOCK_FILE } from "./audit-spool-owner.js";
+import { RecentAppends } from "./audit-spool-recent.js";
 import { encodeLines, parseLines, type SpooledLine } from "./audit-spool-lines.js";
 import {
   createSegment,
@@ -23,16 +24,6 @@ export type { SpooledLine } from "./audit-spool-lines.js";
 export { SpoolFullError, type SpoolCursor } from "./audit-spool-segments.js";
 
 const READ_CHUNK = 256 * 1024;
-/** Recent appends kept in memory, so the ingester need not read and parse them back. */
-const RECENT_BYTES = 8 * 1024 * 1024;
-
-interface RecentAppend {
-  segment: number;
-  offset: number;
-  end: number;
-  records: readonly PendingAuditRecord[];
-}
-
 /**
  * The local append-only audit log: JSON lines in numbered segment files, each append durable
  * (O_DSYNC write, or write + fdatasync) before it is acknowledged (the writer passes every record
@@ -53,8 +44,8 @@ export class AuditSpool {
   private appendedTotal = 0;
   private releasedTotal = 0;
   private refused = false;
-  private recent: RecentAppend[] = [];
-  private recentBytes = 0;
+  /** Recent appends kept in memory, so the ingester need not read and parse them back. */
+  private readonly recent = new RecentAppends();
   /** The next segment, being preallocated (resolves true once ready to be written). */
   private spare: { number: number; ready: Promise<boolean> } | undefined;
 
@@ -145,7 +136,7 @@ export class AuditSpool {
       await this.closeWriting().catch(() => undefined);
       throw err;
     }
-    this.remember({
+    this.recent.remember({
       segment: segment.number,
       offset: segment.bytes,
       end: segment.bytes + data.length,
@@ -180,7 +171,7 @@ export class AuditSpool {
         at = { segment: following.number, offset: 0 };
         continue;
       }
-      const remembered = this.fromMemory(at, maxBytes);
+      const remembered = this.recent.readFrom(at, maxBytes);
       if (remembered) return remembered;
       const chunk = await readSegment(this.dir, segment.number, at.offset, available, maxBytes);
       const end = chunk.lastIndexOf(10);
@@ -203,49 +194,13 @@ export class AuditSpool {
     }
   }
 
-  private remember(append: RecentAppend): void {
-    this.recent.push(append);
-    this.recentBytes += append.end - append.offset;
-    while (this.recentBytes > RECENT_BYTES && this.recent.length > 1) this.forgetOldest();
-  }
-
-  private forgetOldest(): void {
-    const first = this.recent.shift();
-    if (first) this.recentBytes -= first.end - first.offset;
-  }
-
-  /** Consecutive recent appends from exactly `at` on (up to about `maxBytes`), if remembered. */
-  private fromMemory(at: SpoolCursor, maxBytes: number) {
-    let i = this.recent.findIndex((r) => r.segment === at.segment && r.offset === at.offset);
-    if (i < 0) return undefined;
-    const lines: SpooledLine[] = [];
-    let end = at.offset;
-    for (; i < this.recent.length; i++) {
-      const r = this.recent[i] as RecentAppend;
-      if (
-        r.segment !== at.segment ||
-        r.offset !== end ||
-        (lines.length > 0 && end - at.offset >= maxBytes)
-      )
-        break;
-      for (const record of r.records) lines.push({ record });
-      end = r.end;
-    }
-    return { lines, next: { segment: at.segment, offset: end }, bytes: end - at.offset };
-  }
-
   /** Marks everything before `cursor` as in the store; deletes segments wholly behind it. */
   release(cursor: SpoolCursor, bytes: number): Promise<void> {
     return this.serial(async () => {
       this.releasedTotal = Math.min(this.appendedTotal, this.releasedTotal + bytes);
       if (bytes > 0) this.refused = false;
       this.released = { ...cursor };
-      while (
-        this.recent[0] &&
-        (this.recent[0].segment < cursor.segment ||
-          (this.recent[0].segment === cursor.segment && this.recent[0].end <= cursor.offset))
-      )
-        this.forgetOldest();
+      this.recent.forgetBefore(cursor);
       while (this.segments.length > 0) {
         const first = this.segments[0] as Segment;
         if (first.number >= cursor.segment || this.writing?.number === first.number) break;
