@@ -14,6 +14,7 @@ import type { CpuReply } from "../processes/child-control.js";
 import { startChild, type Child } from "../processes/child-process.js";
 import { startGateway } from "../processes/gateway-child.js";
 import { createFreshDatabase, type FreshDatabase } from "../processes/fresh-database.js";
+import { isLocalServer, processesCpuUs } from "../processes/local-server-cpu.js";
 
 export type StoreName = "embedded" | "postgres";
 
@@ -27,6 +28,11 @@ export interface WrkTarget {
   stats: (() => Promise<CpuReply>) | undefined;
   /** The process id of a gateway (for per-thread CPU from /proc); undefined otherwise. */
   pid?: number | undefined;
+  /**
+   * CPU µs used so far by the store's own server when it runs on this machine (Postgres); not
+   * part of `stats` (another process) but it shares the machine's cores. Undefined otherwise.
+   */
+  storeServerCpuUs?: (() => Promise<number | undefined>) | undefined;
 }
 
 export interface WrkTargets {
@@ -108,6 +114,10 @@ export async function startWrkTargets(
             headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
             stats: () => gateway.stats(),
             pid: gateway.pid,
+            storeServerCpuUs:
+              store === "postgres" && options.postgresUrl && isLocalServer(options.postgresUrl)
+                ? () => processesCpuUs("postgres")
+                : undefined,
           });
         }
       } catch (error) {

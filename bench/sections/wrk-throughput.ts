@@ -15,6 +15,8 @@ const CONNECTIONS = 50;
 
 interface Run extends WrkResult {
   cpuUsPerRequest: number | undefined;
+  /** The store server's own CPU per request (local Postgres); undefined for other targets. */
+  storeCpuUsPerRequest?: number | undefined;
   rssMiB: number | undefined;
 }
 
@@ -23,6 +25,7 @@ type Runs = Map<string, Run[]>;
 
 async function measure(wrk: string, target: WrkTarget, kind: Kind, seconds: number): Promise<Run> {
   const before = await target.stats?.();
+  const storeBefore = await target.storeServerCpuUs?.();
   const result = await runWrk(wrk, {
     url: `${target.base}/chat/completions`,
     connections: kind === "latency" ? 1 : CONNECTIONS,
@@ -31,10 +34,15 @@ async function measure(wrk: string, target: WrkTarget, kind: Kind, seconds: numb
     body: chatBody(FAST_MODEL, kind === "sse"),
   });
   const after = await target.stats?.();
+  const storeAfter = await target.storeServerCpuUs?.();
+  const perRequest = (used: number): number => used / Math.max(1, result.requests);
   return {
     ...result,
-    cpuUsPerRequest:
-      before && after ? (after.cpuUs - before.cpuUs) / Math.max(1, result.requests) : undefined,
+    cpuUsPerRequest: before && after ? perRequest(after.cpuUs - before.cpuUs) : undefined,
+    storeCpuUsPerRequest:
+      storeBefore !== undefined && storeAfter !== undefined
+        ? perRequest(storeAfter - storeBefore)
+        : undefined,
     rssMiB: after ? after.rssBytes / 2 ** 20 : undefined,
   };
 }
@@ -50,13 +58,14 @@ function perRound(
   kind: Kind,
   value: (r: Run) => number | undefined,
   combine: (x: number, y: number) => number,
+  valueOfB: (r: Run) => number | undefined = value,
 ): number | undefined {
   const xs = runs.get(key(a, kind)) ?? [];
   const ys = runs.get(key(b, kind)) ?? [];
   const out: number[] = [];
   for (let i = 0; i < Math.min(xs.length, ys.length); i++) {
     const x = value(xs[i]!);
-    const y = value(ys[i]!);
+    const y = valueOfB(ys[i]!);
     if (x !== undefined && y !== undefined) out.push(combine(x, y));
   }
   return out.length === 0 ? undefined : median(out);
@@ -80,6 +89,11 @@ function report(
   const diff = (x: number, y: number): number => x - y;
   const rps = (r: Run): number => r.requestsPerSecond;
   const cpu = (r: Run): number | undefined => r.cpuUsPerRequest;
+  const storeCpu = (r: Run): number | undefined => r.storeCpuUsPerRequest;
+  const withStore = (r: Run): number | undefined =>
+    r.cpuUsPerRequest === undefined || r.storeCpuUsPerRequest === undefined
+      ? undefined
+      : r.cpuUsPerRequest + r.storeCpuUsPerRequest;
   const table = [
     [
       "target",
@@ -89,6 +103,8 @@ function report(
       "SSE / base",
       "CPU us/req",
       "CPU / base",
+      "store us/req",
+      "+store / base",
       "RSS MiB",
       "p50 ms c=1",
       "p99 ms c=1",
@@ -103,6 +119,7 @@ function report(
     const json = perRound(runs, t.name, "baseline", "json", rps, ratio);
     const sse = perRound(runs, t.name, "baseline", "sse", rps, ratio);
     const cpuRatio = perRound(runs, t.name, "baseline", "json", cpu, ratio);
+    const withStoreRatio = perRound(runs, t.name, "baseline", "json", withStore, ratio, cpu);
     const addedP50 = perRound(runs, t.name, "direct", "latency", (r) => r.p50Ms, diff);
     const addedP99 = perRound(runs, t.name, "direct", "latency", (r) => r.p99Ms, diff);
     const rss = Math.max(...(runs.get(key(t.name, "json")) ?? []).map((r) => r.rssMiB ?? 0));
@@ -117,6 +134,8 @@ function report(
       fmt(sse, 3),
       fmt(med(runs, t.name, "json", cpu)),
       fmt(cpuRatio, 2),
+      fmt(med(runs, t.name, "json", storeCpu)),
+      fmt(withStoreRatio, 2),
       t.stats ? fmt(rss, 1) : "-",
       fmt(
         med(runs, t.name, "latency", (r) => r.p50Ms),
@@ -139,6 +158,8 @@ function report(
       [`${id}_added_p50_ms`]: addedP50 ?? null,
       [`${id}_added_p99_ms`]: addedP99 ?? null,
     });
+    if (withStoreRatio !== undefined)
+      ratios[`${id}_cpu_with_store_server_over_baseline`] = withStoreRatio;
     const goal = t.name.startsWith("gateway-off") ? 0.7 : 0.5;
     const check = (what: string, value: number | undefined, text: string, met: boolean) =>
       targetsMet.push({
@@ -157,6 +178,7 @@ function report(
     `wrk -t1 -c${CONNECTIONS}, ${seconds} s per run; latency: wrk -c1 with its own percentiles`,
     "ratios: per round against the baseline (or direct) of the same round, then the median over rounds",
     "CPU us/req: process.cpuUsage() of the hop process around each JSON run / requests served",
+    "store us/req: the local Postgres server's processes (/proc) around each JSON run / requests; not in the gateway's CPU (the embedded store's worker is), but on the same cores; +store / base: both over the baseline's",
     ...Object.entries(missing).map(([store, why]) => `gateway on ${store} not measured: ${why}`),
   ];
   const data = Object.fromEntries(runs);
