@@ -209,9 +209,9 @@ for (const c of cases) {
 test.serial(
   "parity REST vs Envoy (Envoy test double): rate limit 429 with Retry-After and X-RateLimit-*",
   async (t) => {
-    const freeKey = await customerKey(gateway.url, gateway.adminKey, "free");
+    const freeKey = await limitedKey(2);
     const c: Case = { name: "limited", key: freeKey, body: { model: "same", messages } };
-    // Use up the free tier's requests per minute, half through each transport.
+    // Use up the requests per minute, half through each transport.
     let ok = 0;
     for (let i = 0; i < 40 && ok < 40; i++) {
       const seen =
@@ -229,6 +229,32 @@ test.serial(
     t.deepEqual(await auditAs(freeKey, "parity-envoy-limited"), restAudit);
   },
 );
+
+/**
+ * A key of a free-tier customer whose limit an admin lowered to `perMinute` requests a minute: the
+ * slot that frees up every 60 / perMinute seconds cannot turn the 429s this test compares into
+ * 200s while a loaded machine runs it (the free tier's 20 a minute free one every 3 s).
+ */
+async function limitedKey(perMinute: number): Promise<string> {
+  const customer = await call(gateway.url, "POST", "/api/v1/customers", gateway.adminKey, {
+    name: "c-limited",
+    tier: "free",
+  });
+  const id = customer.json.id as string;
+  const limits = await call(
+    gateway.url,
+    "PATCH",
+    `/api/v1/budget/config?customer_id=${id}`,
+    gateway.adminKey,
+    { rate_limits: { requests_per_minute: perMinute } },
+  );
+  if (limits.status !== 200) throw new Error(`rate limits not set: ${limits.status}`);
+  const key = await call(gateway.url, "POST", "/api/v1/keys", gateway.adminKey, {
+    customer_id: id,
+    name: "k",
+  });
+  return key.json.key as string;
+}
 
 /** Status, code and which rate-limit headers the caller got. */
 async function fetchHeaders(c: Case, requestId: string, transport: "rest" | "envoy") {
