@@ -4,6 +4,7 @@ import { POSTGRES_URL } from "./support/databases.js";
 import { customerKey, deployModel } from "./support/inference-fixture.js";
 import { minimalPdf } from "./support/minimal-pdf.js";
 import { ragGateway as gateway, uploadFile } from "./support/rag-app.js";
+import { ragRecords } from "./support/rag-search-fixture.js";
 import { call } from "./support/test-app.js";
 
 /** RAG management and ingestion end to end (the embedding model is the fake upstream). */
@@ -152,6 +153,22 @@ for (const backend of backends) {
         // to send, so it is stored without a vector (keyword search still finds it).
         const embedCalls = up.requests.slice(seen).filter((r) => r.path === "/v1/embeddings");
         t.is(embedCalls.length, 3);
+        // Each embeddings call's audit record names the collection and the document it embedded:
+        // the three that reached the model, and the HTML batch refused, then its chunk refused alone.
+        const ingestRecords = (await ragRecords(gw, key, 5)).filter(
+          (r) => r.details?.rag?.purpose === "ingest_embedding",
+        );
+        const outcomes = ingestRecords.map((r) => (r as { outcome?: string }).outcome).sort();
+        t.deepEqual(outcomes, ["blocked", "blocked", "completed", "completed", "completed"]);
+        for (const r of ingestRecords) {
+          t.is(r.action, "embeddings");
+          t.is(r.details?.rag?.collection_id, col.id);
+          t.deepEqual(r.details?.rag?.chunk_ids, []);
+        }
+        t.true(
+          ingestRecords.some((r) => r.details?.rag?.document_id === md.json.id),
+          "the Markdown document's embeddings are recorded as its own",
+        );
         const colNow = await api("GET", `/api/v1/rag/collections/${col.id}`);
         t.is(colNow.json.embedding_dimensions, 8);
         t.is(colNow.json.document_count, 4);

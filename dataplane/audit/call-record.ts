@@ -146,6 +146,7 @@ function callDetails(call: InferenceCall): Record<string, unknown> | null {
     details.rag = {
       chunk_ids: call.rag.chunkIds,
       collection_id: call.rag.collectionId,
+      document_id: call.rag.documentId,
       purpose: call.rag.purpose,
     };
   }

@@ -134,10 +134,15 @@ export interface InferenceCall {
   rag?: RagUse;
 }
 
-/** What a RAG call was for: embedding a search text, or answering from chunks given to the model. */
+/**
+ * What a RAG call was for: embedding a document's chunks at ingestion, embedding a search text, or
+ * answering from chunks given to the model.
+ */
 export interface RagUse {
   collectionId: string;
-  purpose: "search_embedding" | "query_answer";
+  /** The document whose chunks an ingestion call embeds (ingest_embedding). */
+  documentId?: string;
+  purpose: "ingest_embedding" | "search_embedding" | "query_answer";
   /** The chunks given to the model, in source-number order (query_answer). */
   chunkIds: string[];
 }

@@ -45,6 +45,7 @@ export async function ingestDocument(
               ? collection.classification
               : input.caller.key.classificationFloor,
           texts: drafts.map((d) => (d.heading ? `${d.heading}\n${d.text}` : d.text)),
+          source: { collectionId: collection.id, documentId: document.id },
         },
         embedOptions,
       )

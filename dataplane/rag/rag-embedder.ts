@@ -5,6 +5,8 @@ export interface EmbedChunksRequest {
   /** The call's declared classification (the collection's, raised to the key's floor). */
   classification: ClassificationLevel;
   texts: readonly string[];
+  /** Whose chunks these are: each embeddings call's audit record names them (details.rag). */
+  source: { collectionId: string; documentId: string };
 }
 
 /**

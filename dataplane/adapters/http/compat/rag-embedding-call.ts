@@ -15,7 +15,8 @@ const EMBED_TIMEOUT_MS = 60_000;
 
 /**
  * RAG ingestion's embeddings as ordinary `/v1/embeddings` calls of the uploading key, EMBED_BATCH
- * texts per call, each with its own audit record. A batch refused by the request guardrails (a
+ * texts per call, each with its own audit record (details.rag names the collection and the
+ * document, purpose "ingest_embedding"). A batch refused by the request guardrails (a
  * chunk carrying an injection or PII the policy blocks) is retried one text at a time, and a text
  * refused alone gets no vector. Other failures (limits, budget, upstream) are thrown.
  */
@@ -80,6 +81,12 @@ async function embedBatch(
     startedAt: ctx.clock.now(),
     requestHeaders: {},
   });
+  call.rag = {
+    collectionId: request.source.collectionId,
+    documentId: request.source.documentId,
+    purpose: "ingest_embedding",
+    chunkIds: [],
+  };
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), EMBED_TIMEOUT_MS);
   timer.unref();
