@@ -18,6 +18,33 @@ test("Markdown is split at headings; a # inside a code fence is not a heading", 
   t.true(sections[1]?.text.includes("# not a heading"));
 });
 
+test("Markdown Setext headings (a line over === or ---) split sections too; a --- after a blank line, a list item or front matter does not", async (t) => {
+  const md = [
+    "---",
+    "title: handbook",
+    "---",
+    "Returns",
+    "=======",
+    "Within 30 days.",
+    "",
+    "---",
+    "",
+    "- an item",
+    "---",
+    "Shipping",
+    "--------",
+    "Five days.",
+  ].join("\n");
+  const { sections } = await extractDocument(utf8(md), "text/markdown");
+  t.deepEqual(
+    sections.map((s) => s.heading),
+    [null, "Returns", "Shipping"],
+  );
+  t.true(sections[1]?.text.startsWith("Returns\n=======\nWithin 30 days."));
+  t.true(sections[1]?.text.includes("- an item"));
+  t.true(sections[2]?.text.startsWith("Shipping\n--------\nFive days."));
+});
+
 test("HTML: scripts and styles dropped, headings kept, CSS-hidden text kept for scanning", async (t) => {
   const html = `<html><head><title>T</title><style>p{}</style></head><body>
     <h1>Returns &amp; refunds</h1><p>Keep the receipt.</p><script>alert("x")</script>

@@ -61,8 +61,16 @@ function normalise(text: string): string {
 }
 
 const ATX_HEADING = /^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$/;
+/** A Setext heading's underline: `===` (level 1) or `---` (level 2) under a line of text. */
+const SETEXT_UNDERLINE = /^ {0,3}(?:=+|-+)[ \t]*$/;
+/** Lines that cannot be a Setext heading's text: blank, list items, quotes, tables, fences. */
+const NOT_HEADING_TEXT = /^\s*$|^ {0,3}(?:[-*+][ \t]|\d{1,9}[.)][ \t]|>|\||`{3}|~{3}|#)/;
 
-/** Markdown split at ATX headings (`# Title`); the heading line stays at the top of its section. */
+/**
+ * Markdown split at headings, ATX (`# Title`) and Setext (`Title` over a line of `=` or `-`); the
+ * heading stays at the top of its section. A `---` after a blank line (a thematic break) or a list
+ * item is not a heading, and YAML front matter (between two `---` lines at the top) has none.
+ */
 export function markdownSections(markdown: string): Section[] {
   const sections: Section[] = [];
   let heading: string | null = null;
@@ -73,7 +81,17 @@ export function markdownSections(markdown: string): Section[] {
     if (text !== "") sections.push({ text, heading, page: null });
     lines = [];
   };
-  for (const line of markdown.replace(/\r\n?/g, "\n").split("\n")) {
+  const all = markdown.replace(/\r\n?/g, "\n").split("\n");
+  // YAML front matter (a first line of ---, up to the next --- or ...) holds no headings.
+  let frontMatterEnd = -1;
+  if (/^---[ \t]*$/.test(all[0] ?? "")) {
+    frontMatterEnd = all.findIndex((l, i) => i > 0 && /^(?:---|\.\.\.)[ \t]*$/.test(l));
+  }
+  for (const [index, line] of all.entries()) {
+    if (index <= frontMatterEnd) {
+      lines.push(line);
+      continue;
+    }
     const fenceMark = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
     if (fenceMark)
       fence = fence === null ? (fenceMark[0] ?? null) : fence === fenceMark[0] ? null : fence;
@@ -81,6 +99,20 @@ export function markdownSections(markdown: string): Section[] {
     if (match) {
       flush();
       heading = (match[2] ?? "").trim();
+    }
+    const above = lines.at(-1);
+    if (
+      !match &&
+      fence === null &&
+      above !== undefined &&
+      SETEXT_UNDERLINE.test(line) &&
+      !NOT_HEADING_TEXT.test(above) &&
+      !SETEXT_UNDERLINE.test(above)
+    ) {
+      lines.pop();
+      flush();
+      heading = above.trim();
+      lines.push(above);
     }
     lines.push(line);
   }
