@@ -1,22 +1,35 @@
-import { readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { copyFile, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import test from "ava";
 import { isLocalServer, processesCpuUs } from "./local-server-cpu.js";
 
-test("the CPU of processes found by name counts what they used (here: this process, by its own name)", async (t) => {
-  const name = readFileSync("/proc/self/comm", "utf8").trim();
-  const before = await processesCpuUs(name);
-  if (before === undefined) return t.pass("no /proc on this machine");
-  const start = process.cpuUsage();
-  let spin = 0;
-  for (;;) {
-    const used = process.cpuUsage(start);
-    if (used.user + used.system >= 50_000) break;
-    spin += Math.sqrt(spin + 1);
+test("the CPU of processes found by name counts what they use (a busy shell under a name of its own)", async (t) => {
+  if ((await processesCpuUs("no-such-process")) === undefined) return t.pass("no /proc here");
+  // A process name no other process has: a copy of the shell (its name is its file's name).
+  const name = `evcpu${process.pid % 100_000}`;
+  const dir = await mkdtemp(join(tmpdir(), "evident-cpu-"));
+  const shell = join(dir, name);
+  await copyFile("/bin/sh", shell);
+  t.is(await processesCpuUs(name), 0, "nothing of that name before it starts");
+  const busy = spawn(shell, ["-c", "while :; do :; done"], { stdio: "ignore" });
+  try {
+    await new Promise((resolve) => busy.once("spawn", resolve));
+    let first = 0;
+    for (let i = 0; i < 50 && first === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      first = (await processesCpuUs(name)) ?? 0;
+    }
+    t.true(first > 0, "a spinning process has used CPU");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    t.true(((await processesCpuUs(name)) ?? 0) >= first, "and the count only grows");
+  } finally {
+    busy.kill("SIGKILL");
+    await new Promise((resolve) => busy.once("exit", resolve));
+    await rm(dir, { recursive: true, force: true });
   }
-  const after = (await processesCpuUs(name)) ?? 0;
-  t.true(spin > 0);
-  t.true(after - before >= 40_000, `counted ${after - before} µs for 50 ms of CPU`);
-  t.is(await processesCpuUs("no-such-process-name"), 0);
+  t.is(await processesCpuUs(name), 0, "gone with the process");
 });
 
 test("a store server is local only when its URL names this machine", (t) => {
