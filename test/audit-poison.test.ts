@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import test from "ava";
+import { managementRecord } from "../dataplane/audit/management-record.js";
 import { unescapeStoredString } from "../dataplane/audit/storable-record.js";
 import type { PendingAuditRecord } from "../dataplane/store/audit-repository.js";
 import { AuditQuarantineRepository } from "../dataplane/store/audit-quarantine-repository.js";
@@ -110,34 +110,15 @@ for (const store of stores) {
   });
 
   test(`a record the store refuses even after escaping is quarantined with a metric; ingestion moves on (${store})`, async (t) => {
-    const record = (customerId: string, occurredAt: string): PendingAuditRecord => ({
-      fields: {
-        id: `aud_${randomUUID().replace(/-/g, "")}`,
-        customer_id: customerId,
-        occurred_at: occurredAt,
-        kind: "management",
-        request_id: null,
-        key_id: null,
+    const record = (customerId: string, occurredAt: string): PendingAuditRecord =>
+      managementRecord({
+        customerId,
+        keyId: null,
         action: "test.poison",
         subject: null,
-        model: null,
-        backend: null,
-        route: null,
-        classification: null,
-        verdicts: [],
-        usage: null,
-        cost_usd: null,
-        latency_ms: null,
-        status: null,
-        error_code: null,
-        outcome: "completed",
-        request_sha256: null,
-        response_sha256: null,
-        content_sha256: null,
         details: null,
-      },
-      content: null,
-    });
+        occurredAt,
+      });
     const now = new Date().toISOString();
     // A log left by an earlier run: a line that is not a record at all between two records.
     const dir = await mkdtemp(path.join(tmpdir(), "evident-poison-"));

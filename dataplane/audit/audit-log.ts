@@ -1,5 +1,4 @@
 import type { Clock } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
 import type { Caller } from "../core/identity.js";
 import { pausesBatchLine, type InferenceCall } from "../core/inference-call.js";
 import type { PipelineStage } from "../core/pipeline.js";
@@ -7,25 +6,16 @@ import type { Logger } from "../observability/logger.js";
 import type { AuditRepository } from "../store/audit-repository.js";
 import { RefreshingCache } from "../store/refreshing-cache.js";
 import type { RetentionRepository, RetentionSettings } from "../store/retention-repository.js";
-import type { AuditWriter } from "./audit-writer.js";
+import { auditUnavailable, type AuditWriter } from "./audit-writer.js";
 import { recordForCall } from "./call-record.js";
 import type { CheckpointSigner } from "./checkpoint-signer.js";
 import { verifyCustomerChain } from "./verify-customer-chain.js";
-import { newAuditRecordId } from "./audit-record-id.js";
+import { managementRecord } from "./management-record.js";
 
 const SETTINGS_TTL_MS = 30_000;
 
 /** What a hook that has nothing to wait for returns (one settled promise, shared). */
 const ADMITTED: Promise<void> = Promise.resolve();
-
-const saturatedError = () =>
-  new GatewayError(
-    "service_unavailable",
-    "audit evidence cannot be recorded right now; retry later",
-    {
-      headers: { "retry-after": "5" },
-    },
-  );
 
 /** The audit log as the rest of the gateway uses it. */
 export class AuditLog {
@@ -55,7 +45,7 @@ export class AuditLog {
         const cached = this.settingsCache.fresh(call.caller.customer.id);
         if (cached === undefined) return this.admitAfterSettings(call);
         call.captureContent = cached.contentMode !== "none";
-        return this.writer.saturated ? Promise.reject(saturatedError()) : ADMITTED;
+        return this.writer.saturated ? Promise.reject(auditUnavailable()) : ADMITTED;
       },
       afterCall: (call: InferenceCall) => {
         // A batch line refused by limits is retried later: its record is the retried call's.
@@ -73,7 +63,7 @@ export class AuditLog {
 
   private async admitAfterSettings(call: InferenceCall): Promise<void> {
     call.captureContent = (await this.settings(call.caller.customer.id)).contentMode !== "none";
-    if (this.writer.saturated) throw saturatedError();
+    if (this.writer.saturated) throw auditUnavailable();
   }
 
   private async recordAfterSettings(call: InferenceCall): Promise<void> {
@@ -89,34 +79,16 @@ export class AuditLog {
     details: Record<string, unknown> = {},
     customerId?: string,
   ) {
-    await this.writer.append({
-      fields: {
-        id: newAuditRecordId(),
-        customer_id: customerId ?? caller.customer.id,
-        occurred_at: new Date(this.clock.now()).toISOString(),
-        kind: "management",
-        request_id: null,
-        key_id: caller.key.id,
+    await this.writer.append(
+      managementRecord({
+        customerId: customerId ?? caller.customer.id,
+        keyId: caller.key.id,
         action,
         subject,
-        model: null,
-        backend: null,
-        route: null,
-        classification: null,
-        verdicts: [],
-        usage: null,
-        cost_usd: null,
-        latency_ms: null,
-        status: null,
-        error_code: null,
-        outcome: "completed",
-        request_sha256: null,
-        response_sha256: null,
-        content_sha256: null,
         details,
-      },
-      content: null,
-    });
+        occurredAt: new Date(this.clock.now()).toISOString(),
+      }),
+    );
   }
 
   async settings(customerId: string): Promise<RetentionSettings> {

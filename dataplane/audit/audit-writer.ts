@@ -26,7 +26,8 @@ export interface AuditWriterOptions {
   brokenMs: number;
 }
 
-const unavailable = (cause?: unknown) =>
+/** 503: the call cannot be audited now (the writer refused, or the pipeline is saturated). */
+export const auditUnavailable = (cause?: unknown) =>
   new GatewayError(
     "service_unavailable",
     "audit evidence cannot be recorded right now; retry later",
@@ -140,7 +141,7 @@ export class AuditWriter {
           "audit records could not be written to the local log",
         );
       }
-      const error = unavailable(err instanceof SpoolFullError ? undefined : err);
+      const error = auditUnavailable(err instanceof SpoolFullError ? undefined : err);
       for (const w of batch) w.reject(error);
     }
   }

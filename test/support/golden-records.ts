@@ -1,4 +1,5 @@
 import { recordForCall, type ContentMode } from "../../dataplane/audit/call-record.js";
+import { managementRecord } from "../../dataplane/audit/management-record.js";
 import type { PendingAuditRecord } from "../../dataplane/store/audit-repository.js";
 import { goldenCall } from "./audit-call-fixture.js";
 
@@ -18,33 +19,14 @@ export function goldenRecords(): PendingAuditRecord[] {
     callRecord(false, "none", "aud_golden_1"),
     callRecord(false, "full", "aud_golden_2"),
     callRecord(true, "redacted", "aud_golden_3"),
-    {
-      fields: {
-        id: "aud_golden_4",
-        customer_id: "c_golden",
-        occurred_at: "2026-11-24T12:00:02.000Z",
-        kind: "management",
-        request_id: null,
-        key_id: "key_golden",
-        action: "key.create",
-        subject: "key_é",
-        model: null,
-        backend: null,
-        route: null,
-        classification: null,
-        verdicts: [],
-        usage: null,
-        cost_usd: null,
-        latency_ms: null,
-        status: null,
-        error_code: null,
-        outcome: "completed",
-        request_sha256: null,
-        response_sha256: null,
-        content_sha256: null,
-        details: { name: `n${NUL}\udc00`, tags: ["a", "b"], "z\ud800": { n: 1e21 } },
-      },
-      content: null,
-    },
+    managementRecord({
+      id: "aud_golden_4",
+      customerId: "c_golden",
+      keyId: "key_golden",
+      action: "key.create",
+      subject: "key_é",
+      details: { name: `n${NUL}\udc00`, tags: ["a", "b"], "z\ud800": { n: 1e21 } },
+      occurredAt: "2026-11-24T12:00:02.000Z",
+    }),
   ];
 }
