@@ -83,8 +83,8 @@ const union = (a: string[] | undefined, b: string[]) => [...new Set([...(a ?? []
  * True when `clean` would change something under `value`: a string or member name to escape, or
  * a subtree nested too deeply. Reads only (for-in, not Object.keys: an inherited name it may also
  * list can only make it say "needs cleaning", and clean() then finds nothing and changes
- * nothing), so the common record costs no copy and allocates nothing per node. The recursion ends at MAX_STORED_DEPTH (deeper is "needs
- * cleaning"), so any input is safe for the stack.
+ * nothing), so the common record costs no copy and allocates nothing per node. The recursion
+ * ends at MAX_STORED_DEPTH (deeper is "needs cleaning"), so any input is safe for the stack.
  */
 function needsCleaning(value: unknown, depth: number): boolean {
   if (typeof value === "string") return needsEscape(value);

@@ -22,7 +22,7 @@ import { LabelTrie } from "./label-trie.js";
  * to flush. Anything unusual (a value prom-client would refuse or treat specially, a label value
  * missing, more label sets than the trie keeps, a `reset()` of the metric) takes prom-client's own
  * path. This relies on prom-client 15's series entries (`hashMap`, pinned in package.json);
- * test/metrics-series-families.test.ts compares the exposition with plain prom-client.
+ * series-families.test.ts and call-metrics.test.ts compare the exposition with plain prom-client.
  */
 
 /** One label set of a counter. */

@@ -25,7 +25,7 @@ export class RefreshingCache<V> {
     private readonly maxEntries = 100_000,
   ) {}
 
-  /** The value when it is fresh (what get() would return at once, without reloading), else undefined. */
+  /** The value when it is fresh (what get() returns at once, without reloading); else undefined. */
   fresh(key: string): V | undefined {
     const hit = this.entries.get(key);
     return hit && this.clock.now() - hit.loadedAt < this.ttlMs ? hit.value : undefined;
