@@ -1,9 +1,12 @@
 import test from "ava";
 import { pendingRecord } from "../../test/support/audit-seed.js";
 import { storeBackends } from "../../test/support/databases.js";
+import { canonicalJson } from "../audit/canonical-json.js";
+import { sha256Hex } from "../audit/audit-record.js";
 import { verifyChain } from "../audit/verify-chain.js";
+import { copyText } from "./audit-chain-append.js";
 import { AuditRepository } from "./audit-repository.js";
-import type { Database } from "./database.js";
+import type { Database, Queryable } from "./database.js";
 import { migrate } from "./migrate.js";
 
 const records = (customerId: string, n: number) =>
@@ -15,20 +18,37 @@ const records = (customerId: string, n: number) =>
 function counting(db: Database): { db: Database; statements: string[] } {
   const statements: string[] = [];
   const note = (text: string) => statements.push(text.trim().split(/\s+/).slice(0, 2).join(" "));
+  const noted = (q: Queryable): Queryable => ({
+    ...q,
+    query: (text, params) => (note(text), q.query(text, params)),
+    ...(q.copyRows && {
+      copyRows: async (table, columns, rows, onlyIf) => {
+        if (onlyIf) note(onlyIf.text);
+        const copied = (await q.copyRows?.(table, columns, rows, onlyIf)) ?? false;
+        if (copied) note(`COPY ${table}`);
+        return copied;
+      },
+    }),
+  });
   const wrapped: Database = {
     ...db,
-    query: (text, params) => (note(text), db.query(text, params)),
+    ...noted(db),
     transaction: (fn) =>
       db.transaction((tx) => {
         note("BEGIN");
-        return fn({ ...tx, query: (text, params) => (note(text), tx.query(text, params)) });
+        return fn(noted(tx));
       }),
   };
   return { db: wrapped, statements };
 }
 
+/** What appending after a head checked in the store costs: one statement, or with COPY
+ * (PGlite) one message that moves the head and COPYs the rows. */
+const afterHead = (db: Database) =>
+  db.copyRows ? ["UPDATE audit_chain_heads", "COPY audit_records"] : ["WITH head"];
+
 for (const backend of storeBackends()) {
-  test(`${backend.name}: two writers on one store (replicas) extend one chain; a head moved by the other is noticed, and a batch of a known head is one statement`, async (t) => {
+  test(`${backend.name}: two writers on one store (replicas) extend one chain; a head moved by the other is noticed, and a batch of a known head is one statement (one message with COPY)`, async (t) => {
     const store = await backend.open();
     try {
       await migrate(store.db);
@@ -36,14 +56,16 @@ for (const backend of storeBackends()) {
       const first = new AuditRepository(db);
       const second = new AuditRepository(db);
       await first.append(db, records("c_a", 3)); // new chain: locked
-      t.deepEqual(statements, ["BEGIN", "INSERT INTO", "WITH head"]);
+      t.deepEqual(statements, ["BEGIN", "INSERT INTO", ...afterHead(db)]);
       statements.length = 0;
       await first.append(db, records("c_a", 4)); // head known and unchanged: one statement
-      t.deepEqual(statements, ["WITH head"]);
+      t.deepEqual(statements, afterHead(db));
       await second.append(db, records("c_a", 2)); // head not known here: locked
       statements.length = 0;
       await first.append(db, records("c_a", 5)); // head moved by `second`: checked, then locked
-      t.deepEqual(statements, ["WITH head", "BEGIN", "INSERT INTO", "WITH head"]);
+      // The check finds the head moved: nothing copied, then the locked append.
+      const moved = db.copyRows ? ["UPDATE audit_chain_heads"] : ["WITH head"];
+      t.deepEqual(statements, [...moved, "BEGIN", "INSERT INTO", ...afterHead(db)]);
       await Promise.all([
         first.append(db, records("c_a", 6)),
         second.append(db, records("c_a", 6)),
@@ -79,6 +101,53 @@ for (const backend of storeBackends()) {
       const report = await verifyChain(repo.chain("c_r"));
       t.true(report.ok, JSON.stringify(report.first_broken));
       t.is(report.checked, 5);
+    } finally {
+      await store.drop();
+    }
+  });
+}
+
+test("copyText escapes what COPY's text format reads as syntax, and nothing else", (t) => {
+  t.is(copyText('plain ünïcode 🙂 "quoted"'), 'plain ünïcode 🙂 "quoted"');
+  t.is(copyText("a\\b\tc\nd\re"), "a\\\\b\\tc\\nd\\re");
+  t.is(copyText("\\N"), "\\\\N");
+  t.is(copyText("\\."), "\\\\.");
+});
+
+/** Strings COPY's text format or JSON treat specially, in every kind of place a record has. */
+const AWKWARD = [
+  "back\\slash",
+  "tab\there",
+  "new\nline",
+  "cr\rhere",
+  "\\N",
+  "\\.",
+  "’ü🙂",
+  "'; DROP TABLE audit_records; --",
+];
+
+for (const backend of storeBackends()) {
+  test(`${backend.name}: awkward text in fields and content is stored as it was and the chain verifies`, async (t) => {
+    const store = await backend.open();
+    try {
+      await migrate(store.db);
+      const repo = new AuditRepository(store.db);
+      const batch = AWKWARD.map((text, i) => {
+        const r = pendingRecord("c_w", new Date(Date.UTC(2026, 0, 1, 0, i)), text);
+        const content = { mode: "full", request: { text }, response: text };
+        const fields = { ...r.fields, content_sha256: sha256Hex(canonicalJson(content)) };
+        return { fields, content };
+      });
+      await repo.append(store.db, batch);
+      const stored = [];
+      for await (const r of repo.chain("c_w")) stored.push(r);
+      t.deepEqual(
+        stored.map((r) => [r.fields?.model, r.row?.model, r.row?.content]),
+        AWKWARD.map((text) => [text, text, { mode: "full", request: { text }, response: text }]),
+      );
+      const report = await verifyChain(repo.chain("c_w"));
+      t.true(report.ok, JSON.stringify(report.first_broken));
+      t.is(report.checked, AWKWARD.length);
     } finally {
       await store.drop();
     }

@@ -9,6 +9,21 @@ export interface Queryable {
   query<Row extends object>(text: string, params?: readonly SqlParam[]): Promise<Row[]>;
   /** Runs one or more statements without parameters (migrations). */
   exec(text: string): Promise<void>;
+  /**
+   * Loads rows into `table` with COPY, from `rows` in Postgres' text format (a line per row,
+   * columns in `columns` order separated by tabs, `\N` for null, backslash escapes). With
+   * `onlyIf`, that statement runs first and the rows are copied only if it returned a row, both
+   * in one transaction (the caller's, when called on one). True when the rows were copied.
+   * Only where the store offers it cheaply (PGlite, one message to its thread); callers fall back
+   * to INSERT where it is undefined. `table` and `columns` go into the statement as they are:
+   * constants only.
+   */
+  copyRows?(
+    table: string,
+    columns: readonly string[],
+    rows: string,
+    onlyIf?: { text: string; params: readonly SqlParam[] },
+  ): Promise<boolean>;
 }
 
 export interface Database extends Queryable {

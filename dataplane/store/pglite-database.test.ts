@@ -65,6 +65,41 @@ test("embedded database in its worker thread: values cross the thread intact, an
   }
 });
 
+test("embedded database in its worker thread: COPY rows go in only when the guard returns a row, and a failing COPY undoes the guard", async (t) => {
+  const db = await openPglite(undefined);
+  try {
+    await db.exec(`CREATE TABLE head (n int NOT NULL); INSERT INTO head VALUES (0);
+                   CREATE TABLE items (id int PRIMARY KEY, note text)`);
+    const guard = (from: number, to: number) => ({
+      text: "UPDATE head SET n = $2 WHERE n = $1 RETURNING n",
+      params: [from, to],
+    });
+    const copy = db.copyRows?.bind(db);
+    if (!copy) return t.fail("PGlite offers COPY");
+    t.true(await copy("items", ["id", "note"], "1\ttab\\there\n2\t\\N\n", guard(0, 1)));
+    t.false(await copy("items", ["id", "note"], "3\tstale\n", guard(0, 2)));
+    const duplicate = await t.throwsAsync(
+      copy("items", ["id", "note"], "4\tx\n1\ty\n", guard(1, 2)),
+    );
+    t.is((duplicate as Error & { code?: string }).code, "23505");
+    t.deepEqual(await db.query("SELECT n FROM head"), [{ n: 1 }]);
+    t.deepEqual(await db.query("SELECT id, note FROM items ORDER BY id"), [
+      { id: 1, note: "tab\there" },
+      { id: 2, note: null },
+    ]);
+    // Inside a caller's transaction: rolled back with it.
+    await t.throwsAsync(
+      db.transaction(async (tx) => {
+        t.true(await tx.copyRows?.("items", ["id", "note"], "5\tin tx\n", guard(1, 5)));
+        throw new Error("caller gave up");
+      }),
+    );
+    t.deepEqual(await db.query("SELECT count(*)::int AS c FROM items"), [{ c: 2 }]);
+  } finally {
+    await db.close();
+  }
+});
+
 test("embedded database in its worker thread: calls after close are refused, not left hanging", async (t) => {
   const db = await openPglite(undefined);
   await db.close();

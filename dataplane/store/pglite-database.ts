@@ -114,6 +114,11 @@ async function startWorker(dataDir: string | undefined, options: PgliteOptions):
     async exec(text: string) {
       await send({ op: "exec", tx, text });
     },
+    async copyRows(table, columns, rows, onlyIf) {
+      const text = `COPY ${table} (${columns.join(", ")}) FROM '/dev/blob'`;
+      const reply = await send({ op: "copy", tx, text, data: rows, onlyIf });
+      return reply.ok && reply.rows?.length === 1;
+    },
   });
   const direct = on(undefined);
 
@@ -121,6 +126,7 @@ async function startWorker(dataDir: string | undefined, options: PgliteOptions):
     kind: "pglite",
     query: direct.query,
     exec: direct.exec,
+    copyRows: direct.copyRows,
     async transaction(fn) {
       const begun = await send({ op: "begin" });
       const tx = begun.ok ? begun.tx : undefined;

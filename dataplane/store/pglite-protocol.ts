@@ -5,6 +5,18 @@
 export type PgliteRequest =
   | { id: number; op: "query"; tx?: number; text: string; params: readonly unknown[] }
   | { id: number; op: "exec"; tx?: number; text: string }
+  /**
+   * A COPY ... FROM '/dev/blob' statement fed `data` (COPY text format); with `onlyIf`, only if
+   * that query returns a row, in one transaction. Replies with rows [{}] when copied, [] if not.
+   */
+  | {
+      id: number;
+      op: "copy";
+      tx?: number;
+      text: string;
+      data: string;
+      onlyIf?: { text: string; params: readonly unknown[] };
+    }
   | { id: number; op: "begin" }
   | { id: number; op: "end"; tx: number; commit: boolean }
   | { id: number; op: "close" };

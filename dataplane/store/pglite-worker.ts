@@ -102,6 +102,19 @@ async function end(tx: number, commit: boolean): Promise<void> {
   }
 }
 
+/** COPY's rows, after `onlyIf` returned a row (or without it); true when copied. */
+async function copy(
+  q: Pick<Transaction, "query">,
+  req: Extract<PgliteRequest, { op: "copy" }>,
+): Promise<boolean> {
+  if (req.onlyIf) {
+    const check = await q.query(req.onlyIf.text, req.onlyIf.params as unknown[]);
+    if (check.rows.length === 0) return false;
+  }
+  await q.query(req.text, [], { blob: new Blob([req.data]) });
+  return true;
+}
+
 async function handle(req: PgliteRequest): Promise<PgliteReply> {
   switch (req.op) {
     case "query": {
@@ -111,6 +124,12 @@ async function handle(req: PgliteRequest): Promise<PgliteReply> {
     case "exec":
       await target(req.tx).exec(req.text);
       return { id: req.id, ok: true };
+    case "copy": {
+      const copied = await (req.tx === undefined && req.onlyIf
+        ? db.transaction((tx) => copy(tx, req))
+        : copy(target(req.tx), req));
+      return { id: req.id, ok: true, rows: copied ? [{}] : [] };
+    }
     case "begin":
       return { id: req.id, ok: true, tx: await begin() };
     case "end":
