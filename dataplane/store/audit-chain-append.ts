@@ -242,9 +242,9 @@ export class AuditChainAppender {
 
   /**
    * Where the store has COPY (PGlite): moves the head if it is still `head` and COPYs the rows,
-   * in one transaction and one message to the store's thread. About 10 us less per record than
-   * INSERT_IF_HEAD's jsonb_to_recordset in PGlite (docs/benchmarks.md). The new head, or
-   * undefined if it moved.
+   * in one transaction and one message to the store's thread. About a tenth less CPU per record
+   * ingested than INSERT_IF_HEAD's jsonb_to_recordset in PGlite (docs/benchmarks.md, seventh
+   * pass). The new head, or undefined if it moved.
    */
   private async copyIfHead(
     q: Queryable & Required<Pick<Queryable, "copyRows">>,
