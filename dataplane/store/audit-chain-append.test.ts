@@ -3,8 +3,8 @@ import { pendingRecord } from "../../test/support/audit-seed.js";
 import { storeBackends } from "../../test/support/databases.js";
 import { canonicalJson } from "../audit/canonical-json.js";
 import { sha256Hex } from "../audit/audit-record.js";
-import { verifyChain } from "../audit/verify-chain.js";
-import { copyText } from "./audit-chain-append.js";
+import { unescapeStoredString } from "../audit/storable-record.js";
+import { type ChainedRecord, verifyChain } from "../audit/verify-chain.js";
 import { AuditRepository } from "./audit-repository.js";
 import type { Database, Queryable } from "./database.js";
 import { migrate } from "./migrate.js";
@@ -107,13 +107,6 @@ for (const backend of storeBackends()) {
   });
 }
 
-test("copyText escapes what COPY's text format reads as syntax, and nothing else", (t) => {
-  t.is(copyText('plain ünïcode 🙂 "quoted"'), 'plain ünïcode 🙂 "quoted"');
-  t.is(copyText("a\\b\tc\nd\re"), "a\\\\b\\tc\\nd\\re");
-  t.is(copyText("\\N"), "\\\\N");
-  t.is(copyText("\\."), "\\\\.");
-});
-
 /** Strings COPY's text format or JSON treat specially, in every kind of place a record has. */
 const AWKWARD = [
   "back\\slash",
@@ -148,6 +141,47 @@ for (const backend of storeBackends()) {
       const report = await verifyChain(repo.chain("c_w"));
       t.true(report.ok, JSON.stringify(report.first_broken));
       t.is(report.checked, AWKWARD.length);
+    } finally {
+      await store.drop();
+    }
+  });
+}
+
+for (const backend of storeBackends()) {
+  test(`${backend.name}: NUL and lone surrogates in fields and content are stored escaped (never mangled by the UTF-8 on the way) and read back exactly`, async (t) => {
+    const store = await backend.open();
+    try {
+      await migrate(store.db);
+      const repo = new AuditRepository(store.db);
+      const hostile = ["nul\u0000here", "lone \ud800 high", "lone \udc00 low", "ok \ud83d\ude42"];
+      const batch = hostile.map((text, i) => {
+        const r = pendingRecord("c_h", new Date(Date.UTC(2026, 0, 2, 0, i)), text);
+        const content = { mode: "full", request: { text }, response: null };
+        return {
+          fields: { ...r.fields, content_sha256: sha256Hex(canonicalJson(content)) },
+          content,
+        };
+      });
+      await repo.append(store.db, batch);
+      const stored: ChainedRecord[] = [];
+      for await (const r of repo.chain("c_h")) stored.push(r);
+      const model = (r: ChainedRecord) => {
+        const value = r.fields?.model ?? "";
+        return r.fields?.escaped?.includes("/model") ? unescapeStoredString(value) : value;
+      };
+      t.deepEqual(stored.map(model), hostile);
+      t.deepEqual(
+        stored.map((r) => r.fields?.escaped ?? []),
+        [
+          ["/subject", "/model", "/content/request/text"],
+          ["/subject", "/model", "/content/request/text"],
+          ["/subject", "/model", "/content/request/text"],
+          [],
+        ],
+      );
+      const report = await verifyChain(repo.chain("c_h"));
+      t.true(report.ok, JSON.stringify(report.first_broken));
+      t.is(report.checked, hostile.length);
     } finally {
       await store.drop();
     }

@@ -5,6 +5,7 @@ import {
   GENESIS_HASH,
   sha256Hex,
 } from "../audit/audit-record.js";
+import { copyText } from "./copy-text.js";
 import type { Queryable } from "./database.js";
 import type { PendingAuditRecord } from "./audit-repository.js";
 
@@ -45,9 +46,6 @@ const MOVE_HEAD = `
   UPDATE audit_chain_heads SET last_seq = $4, last_hash = $5
    WHERE customer_id = $1 AND last_seq = $2 AND last_hash = $3
   RETURNING 1 AS moved`;
-
-const hasCopy = (q: Queryable): q is Queryable & Required<Pick<Queryable, "copyRows">> =>
-  q.copyRows !== undefined;
 
 /** Creates the head row if missing, locks it (FOR UPDATE) and reads it. */
 const LOCK_HEAD = `
@@ -117,7 +115,7 @@ export function chainAfter(
 }
 
 /** The audit_records columns of each row chainAfterAsCopy writes, in order. */
-export const COPY_COLUMNS = [
+const COPY_COLUMNS = [
   "id",
   "customer_id",
   "seq",
@@ -129,24 +127,8 @@ export const COPY_COLUMNS = [
   "hash",
 ] as const;
 
-const COPY_SPECIAL = /[\\\t\n\r]/;
-const COPY_SPECIALS = /[\\\t\n\r]/g;
-const COPY_ESCAPES: Record<string, string> = {
-  "\\": "\\\\",
-  "\t": "\\t",
-  "\n": "\\n",
-  "\r": "\\r",
-};
-
-/** A value as a column of COPY's text format (backslash, tab, newline and return escaped). */
-export function copyText(value: string): string {
-  return COPY_SPECIAL.test(value)
-    ? value.replace(COPY_SPECIALS, (c) => COPY_ESCAPES[c] ?? c)
-    : value;
-}
-
 /** The records chained after `head` as COPY text rows (COPY_COLUMNS), and the new head. */
-export function chainAfterAsCopy(
+function chainAfterAsCopy(
   customerId: string,
   head: ChainHead,
   records: readonly PendingAuditRecord[],
@@ -161,6 +143,10 @@ export function chainAfterAsCopy(
   });
   return { rows, head: next };
 }
+
+/** True when the store loads rows by COPY (PGlite). */
+const hasCopy = (q: Queryable): q is Queryable & Required<Pick<Queryable, "copyRows">> =>
+  q.copyRows !== undefined;
 
 /**
  * Appends records to customers' chains. The head each append left is remembered, so the next
