@@ -1,37 +1,24 @@
 /**
  * Where a gateway's CPU per request goes, thread by thread (the main event loop, the embedded
- * store's worker, libuv's pool, V8's helpers), read from /proc/<pid>/task/<tid>/schedstat (ns on CPU) around a wrk
- * run. Linux only. Output: CPU µs per request of each thread name, for each key.
+ * store's worker, libuv's pool, V8's helpers), next to the bare proxy's, read from
+ * /proc/<pid>/task/<tid>/schedstat (ns on CPU) around a wrk run (JSON chat; CONNS connections,
+ * default 50). Linux only. Output: CPU µs per request of each thread name, for each target.
  *
  *   npx tsx scripts/store-cost-probe.ts <embedded|postgres> [seconds=5] [rounds=3]
  *
  * Postgres: BENCH_POSTGRES_URL (default the local server); its server processes are not counted
  * here (they are other processes), so the Postgres row is the gateway's share only.
  */
-import { readdir, readFile } from "node:fs/promises";
 import { chatBody, FAST_MODEL } from "../bench/bench-models.js";
 import { median } from "../bench/load/percentile.js";
+import { threadCpuByName } from "../bench/load/thread-cpu.js";
 import { ensureWrk, runWrk } from "../bench/load/wrk.js";
 import { startWrkTargets, type StoreName } from "../bench/sections/wrk-targets.js";
 
 const store = (process.argv[2] ?? "embedded") as StoreName;
 const seconds = Number(process.argv[3] ?? 5);
 const rounds = Number(process.argv[4] ?? 3);
-
-/** CPU µs so far per thread of `pid`, summed by thread name. */
-async function threadCpu(pid: number): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  for (const tid of await readdir(`/proc/${pid}/task`)) {
-    const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, "utf8").catch(() => "");
-    const close = stat.lastIndexOf(")");
-    if (close < 0) continue;
-    const name = stat.slice(stat.indexOf("(") + 1, close);
-    const sched = await readFile(`/proc/${pid}/task/${tid}/schedstat`, "utf8").catch(() => "0");
-    const us = Number(sched.split(" ")[0]) / 1000;
-    out.set(name, (out.get(name) ?? 0) + us);
-  }
-  return out;
-}
+const connections = Number(process.env.CONNS ?? 50);
 
 const wrk = await ensureWrk((line) => console.log(line));
 if (wrk === undefined) throw new Error("wrk is not installed");
@@ -43,22 +30,23 @@ const targets = await startWrkTargets((line) => console.log(line), {
 });
 try {
   const results = new Map<string, Map<string, number[]>>();
-  for (const target of targets.gateways) {
+  for (const target of [targets.baseline, ...targets.gateways]) {
     const pid = target.pid;
     if (pid === undefined) throw new Error("no pid");
     const spec = {
       url: `${target.base}/chat/completions`,
-      connections: 50,
+      connections,
       headers: target.headers,
       body: chatBody(FAST_MODEL, false),
     };
     await runWrk(wrk, { ...spec, seconds: 1 });
     const perThread = new Map<string, number[]>();
     for (let round = 0; round < rounds; round++) {
-      const before = await threadCpu(pid);
+      const before = await threadCpuByName(pid);
       const run = await runWrk(wrk, { ...spec, seconds });
       await new Promise((r) => setTimeout(r, 300)); // let the ingester finish the tail
-      const after = await threadCpu(pid);
+      const after = await threadCpuByName(pid);
+      if (before === undefined || after === undefined) throw new Error("no /proc for the process");
       let total = 0;
       for (const [name, us] of after) {
         const per = (us - (before.get(name) ?? 0)) / Math.max(1, run.requests);

@@ -26,7 +26,7 @@ export interface WrkTarget {
   headers: Record<string, string>;
   /** CPU and RSS of the process between client and upstream; undefined for direct. */
   stats: (() => Promise<CpuReply>) | undefined;
-  /** The process id of a gateway (for per-thread CPU from /proc); undefined otherwise. */
+  /** The process id of a gateway or the baseline (per-thread CPU from /proc); else undefined. */
   pid?: number | undefined;
   /**
    * CPU µs used so far by the store's own server when it runs on this machine (Postgres); not
@@ -132,6 +132,7 @@ export async function startWrkTargets(
         base: baseline.info.url,
         headers: bearer,
         stats: () => baseline.stats(),
+        pid: baseline.pid,
       },
       gateways,
       missing,

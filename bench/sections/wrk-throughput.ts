@@ -7,6 +7,12 @@
  */
 import { chatBody, FAST_MODEL } from "../bench-models.js";
 import { median } from "../load/percentile.js";
+import {
+  perRequestByGroup,
+  THREAD_GROUPS,
+  threadCpuByName,
+  type ThreadGroup,
+} from "../load/thread-cpu.js";
 import { ensureWrk, runWrk, type WrkResult } from "../load/wrk.js";
 import type { Section, SectionContext, SectionReport, TargetCheck } from "./section.js";
 import { startWrkTargets, type StoreName, type WrkTarget } from "./wrk-targets.js";
@@ -17,6 +23,8 @@ interface Run extends WrkResult {
   cpuUsPerRequest: number | undefined;
   /** The store server's own CPU per request (local Postgres); undefined for other targets. */
   storeCpuUsPerRequest?: number | undefined;
+  /** The hop process's CPU per request by thread group (Linux, from /proc). */
+  threadCpuUsPerRequest?: Record<ThreadGroup, number> | undefined;
   rssMiB: number | undefined;
 }
 
@@ -26,6 +34,7 @@ type Runs = Map<string, Run[]>;
 async function measure(wrk: string, target: WrkTarget, kind: Kind, seconds: number): Promise<Run> {
   const before = await target.stats?.();
   const storeBefore = await target.storeServerCpuUs?.();
+  const threadsBefore = target.pid === undefined ? undefined : await threadCpuByName(target.pid);
   const result = await runWrk(wrk, {
     url: `${target.base}/chat/completions`,
     connections: kind === "latency" ? 1 : CONNECTIONS,
@@ -35,6 +44,7 @@ async function measure(wrk: string, target: WrkTarget, kind: Kind, seconds: numb
   });
   const after = await target.stats?.();
   const storeAfter = await target.storeServerCpuUs?.();
+  const threadsAfter = target.pid === undefined ? undefined : await threadCpuByName(target.pid);
   const perRequest = (used: number): number => used / Math.max(1, result.requests);
   return {
     ...result,
@@ -42,6 +52,10 @@ async function measure(wrk: string, target: WrkTarget, kind: Kind, seconds: numb
     storeCpuUsPerRequest:
       storeBefore !== undefined && storeAfter !== undefined
         ? perRequest(storeAfter - storeBefore)
+        : undefined,
+    threadCpuUsPerRequest:
+      threadsBefore && threadsAfter
+        ? perRequestByGroup(threadsBefore, threadsAfter, result.requests)
         : undefined,
     rssMiB: after ? after.rssBytes / 2 ** 20 : undefined,
   };
@@ -179,10 +193,27 @@ function report(
     "ratios: per round against the baseline (or direct) of the same round, then the median over rounds",
     "CPU us/req: process.cpuUsage() of the hop process around each JSON run / requests served",
     "store us/req: the local Postgres server's processes (/proc) around each JSON run / requests; not in the gateway's CPU (the embedded store's worker is), but on the same cores; +store / base: both over the baseline's",
+    ...threadNotes(targets, runs),
     ...Object.entries(missing).map(([store, why]) => `gateway on ${store} not measured: ${why}`),
   ];
   const data = Object.fromEntries(runs);
   return { name, table, ratios, targets: targetsMet, notes, data };
+}
+
+/**
+ * One line per hop process: its CPU per request by thread group (JSON, median over rounds), so a
+ * full run says where the gateway's CPU goes next to the bare proxy's.
+ */
+function threadNotes(targets: WrkTarget[], runs: Runs): string[] {
+  const lines: string[] = [];
+  for (const t of targets) {
+    const parts = THREAD_GROUPS.map((group) => {
+      const us = med(runs, t.name, "json", (r) => r.threadCpuUsPerRequest?.[group]);
+      return us === undefined || us < 0.5 ? undefined : `${group} ${fmt(us)}`;
+    }).filter((part): part is string => part !== undefined);
+    if (parts.length > 0) lines.push(`CPU us/req by thread, JSON, ${t.name}: ${parts.join(", ")}`);
+  }
+  return lines;
 }
 
 export const wrkThroughputSection: Section = {

@@ -1,0 +1,51 @@
+import { Worker } from "node:worker_threads";
+import test from "ava";
+import { perRequestByGroup, threadCpuByName, threadGroup } from "./thread-cpu.js";
+
+test("thread names map to the groups a full run reports", (t) => {
+  t.is(threadGroup("MainThread"), "main");
+  t.is(threadGroup("WorkerThread"), "workers");
+  t.is(threadGroup("V8Worker"), "V8 helpers");
+  t.is(threadGroup("libuv-worker"), "thread pool");
+  t.is(threadGroup("SignalInspector"), "other");
+});
+
+test("per request by group: the CPU between two readings, each thread in its group, over the requests", (t) => {
+  const before = new Map([
+    ["MainThread", 1_000],
+    ["V8Worker", 100],
+  ]);
+  const after = new Map([
+    ["MainThread", 3_000],
+    ["V8Worker", 300],
+    ["WorkerThread", 500],
+    ["DelayedTaskSche", 10],
+  ]);
+  t.deepEqual(perRequestByGroup(before, after, 10), {
+    main: 200,
+    workers: 50,
+    "V8 helpers": 20,
+    "thread pool": 0,
+    other: 1,
+  });
+});
+
+test("a worker thread that spins is counted under workers, not the main thread (reads this process's /proc)", async (t) => {
+  const first = await threadCpuByName(process.pid);
+  if (first === undefined) return t.pass("no /proc here");
+  t.true((first.get("MainThread") ?? 0) > 0, "the main thread has used CPU");
+  const worker = new Worker(
+    // Spins, says so, then stays alive (a thread that has exited is no longer in /proc).
+    "const end = Date.now() + 300; while (Date.now() < end); require('node:worker_threads').parentPort.postMessage('done'); setInterval(() => {}, 1000);",
+    { eval: true },
+  );
+  try {
+    await new Promise((resolve) => worker.once("message", resolve));
+    const after = await threadCpuByName(process.pid);
+    const spent = perRequestByGroup(first, after ?? new Map(), 1);
+    t.true(spent.workers >= 100_000, `the worker spun for 300 ms: ${spent.workers} µs`);
+  } finally {
+    await worker.terminate();
+  }
+  t.is(await threadCpuByName(2 ** 22 + 7), undefined, "no such process: no reading");
+});

@@ -1,0 +1,56 @@
+/**
+ * CPU time of a process's threads, by kind, read from /proc/<pid>/task/<tid>/schedstat (ns on
+ * CPU). Linux only: elsewhere, or when the process is gone, the reading is undefined.
+ */
+import { readdir, readFile } from "node:fs/promises";
+
+/** What Node names its threads, and the group each is reported under. */
+const GROUPS: Record<string, string> = {
+  MainThread: "main",
+  WorkerThread: "workers",
+  V8Worker: "V8 helpers",
+  "libuv-worker": "thread pool",
+};
+
+/** The thread groups in report order; threads Node does not name go under "other". */
+export const THREAD_GROUPS = ["main", "workers", "V8 helpers", "thread pool", "other"] as const;
+export type ThreadGroup = (typeof THREAD_GROUPS)[number];
+
+/** The group a thread of this name is reported under. */
+export function threadGroup(name: string): ThreadGroup {
+  return (GROUPS[name] ?? "other") as ThreadGroup;
+}
+
+/** CPU µs used so far by each thread of `pid`, summed by thread name. */
+export async function threadCpuByName(pid: number): Promise<Map<string, number> | undefined> {
+  let tids: string[];
+  try {
+    tids = await readdir(`/proc/${pid}/task`);
+  } catch {
+    return undefined;
+  }
+  const out = new Map<string, number>();
+  for (const tid of tids) {
+    const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, "utf8").catch(() => "");
+    const close = stat.lastIndexOf(")");
+    if (close < 0) continue;
+    const name = stat.slice(stat.indexOf("(") + 1, close);
+    const sched = await readFile(`/proc/${pid}/task/${tid}/schedstat`, "utf8").catch(() => "0");
+    const us = Number(sched.split(" ")[0]) / 1000;
+    if (Number.isFinite(us)) out.set(name, (out.get(name) ?? 0) + us);
+  }
+  return out;
+}
+
+/** CPU µs per group used between two readings of threadCpuByName, divided by `requests`. */
+export function perRequestByGroup(
+  before: ReadonlyMap<string, number>,
+  after: ReadonlyMap<string, number>,
+  requests: number,
+): Record<ThreadGroup, number> {
+  const out = Object.fromEntries(THREAD_GROUPS.map((g) => [g, 0])) as Record<ThreadGroup, number>;
+  for (const [name, us] of after) {
+    out[threadGroup(name)] += (us - (before.get(name) ?? 0)) / Math.max(1, requests);
+  }
+  return out;
+}
