@@ -44,6 +44,7 @@ test("a worker thread that spins is counted under workers, not the main thread (
     const after = await threadCpuByName(process.pid);
     const spent = perRequestByGroup(first, after ?? new Map(), 1);
     t.true(spent.workers >= 100_000, `the worker spun for 300 ms: ${spent.workers} µs`);
+    t.true(spent.main < spent.workers, "the main thread only waited meanwhile");
   } finally {
     await worker.terminate();
   }

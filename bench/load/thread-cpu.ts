@@ -4,21 +4,38 @@
  */
 import { readdir, readFile } from "node:fs/promises";
 
+/** The thread groups in report order; threads Node does not name go under "other". */
+export const THREAD_GROUPS = ["main", "workers", "V8 helpers", "thread pool", "other"] as const;
+export type ThreadGroup = (typeof THREAD_GROUPS)[number];
+
 /** What Node names its threads, and the group each is reported under. */
-const GROUPS: Record<string, string> = {
+const GROUPS: Readonly<Record<string, ThreadGroup>> = {
   MainThread: "main",
   WorkerThread: "workers",
   V8Worker: "V8 helpers",
   "libuv-worker": "thread pool",
 };
 
-/** The thread groups in report order; threads Node does not name go under "other". */
-export const THREAD_GROUPS = ["main", "workers", "V8 helpers", "thread pool", "other"] as const;
-export type ThreadGroup = (typeof THREAD_GROUPS)[number];
-
 /** The group a thread of this name is reported under. */
 export function threadGroup(name: string): ThreadGroup {
-  return (GROUPS[name] ?? "other") as ThreadGroup;
+  return GROUPS[name] ?? "other";
+}
+
+/**
+ * The name (`comm`) and CPU µs used so far of a process or thread, from its /proc directory
+ * (`/proc/<pid>` or `/proc/<pid>/task/<tid>`); undefined when it is gone or unreadable.
+ */
+export async function procCpu(dir: string): Promise<{ name: string; us: number } | undefined> {
+  try {
+    const [comm, sched] = await Promise.all([
+      readFile(`${dir}/comm`, "utf8"),
+      readFile(`${dir}/schedstat`, "utf8"),
+    ]);
+    const us = Number(sched.split(" ")[0]) / 1000;
+    return Number.isFinite(us) ? { name: comm.trim(), us } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** CPU µs used so far by each thread of `pid`, summed by thread name. */
@@ -30,14 +47,8 @@ export async function threadCpuByName(pid: number): Promise<Map<string, number> 
     return undefined;
   }
   const out = new Map<string, number>();
-  for (const tid of tids) {
-    const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, "utf8").catch(() => "");
-    const close = stat.lastIndexOf(")");
-    if (close < 0) continue;
-    const name = stat.slice(stat.indexOf("(") + 1, close);
-    const sched = await readFile(`/proc/${pid}/task/${tid}/schedstat`, "utf8").catch(() => "0");
-    const us = Number(sched.split(" ")[0]) / 1000;
-    if (Number.isFinite(us)) out.set(name, (out.get(name) ?? 0) + us);
+  for (const thread of await Promise.all(tids.map((tid) => procCpu(`/proc/${pid}/task/${tid}`)))) {
+    if (thread) out.set(thread.name, (out.get(thread.name) ?? 0) + thread.us);
   }
   return out;
 }

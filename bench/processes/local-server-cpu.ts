@@ -6,7 +6,8 @@
  * each one. A process that exits between two readings takes its time with it: the bench's
  * connections are pooled, so the ones that serve the load live through the run.
  */
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
+import { procCpu } from "../load/thread-cpu.js";
 
 /** Microseconds of CPU used so far by the processes named `name`; undefined without /proc. */
 export async function processesCpuUs(name: string): Promise<number | undefined> {
@@ -17,15 +18,9 @@ export async function processesCpuUs(name: string): Promise<number | undefined> 
     return undefined;
   }
   let total = 0;
-  await Promise.all(
-    pids.map(async (pid) => {
-      const comm = await readFile(`/proc/${pid}/comm`, "utf8").catch(() => "");
-      if (comm.trim() !== name) return;
-      const sched = await readFile(`/proc/${pid}/schedstat`, "utf8").catch(() => "");
-      const ns = Number(sched.split(" ")[0]);
-      if (Number.isFinite(ns)) total += ns / 1000;
-    }),
-  );
+  for (const proc of await Promise.all(pids.map((pid) => procCpu(`/proc/${pid}`)))) {
+    if (proc?.name === name) total += proc.us;
+  }
   return total;
 }
 
