@@ -2,19 +2,21 @@
  * What one audit record costs to ingest into the store, before and after a change: CPU of this
  * whole process (every thread: the embedded store's worker too) per record, for batches of a
  * given size written the way the ingester writes them, the trees' code taking turns (rounds
- * alternate, a fresh store each). Postgres' server CPU is not counted (another process).
+ * alternate; a fresh store for each tree, which keeps growing from round to round, so later rounds
+ * show what a record costs in a larger table). Each tree's records carry ids (record id, request
+ * id) made by that tree's own generators. On Postgres, the local server's CPU is printed too.
  *
  *   npx tsx scripts/ingest-cost.ts <before-tree> <embedded|postgres> [batch=40] [rounds=6] [n=4000]
  *
  * Postgres: BENCH_POSTGRES_URL (default the local server), a fresh database per tree.
  */
-import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { median } from "../bench/load/percentile.js";
 import { createFreshDatabase } from "../bench/processes/fresh-database.js";
+import { processesCpuUs } from "../bench/processes/local-server-cpu.js";
 import type { PendingAuditRecord } from "../dataplane/store/audit-repository.js";
 import type { Database } from "../dataplane/store/database.js";
 
@@ -37,6 +39,8 @@ interface Repo {
 }
 interface Tree {
   name: string;
+  recordId: () => string;
+  requestId: () => string;
   repo: (db: Database) => Repo;
   migrate: (db: Database) => Promise<unknown>;
   openPglite: (dir: string) => Promise<Database>;
@@ -49,8 +53,12 @@ async function loadTree(name: string, root: string): Promise<Tree> {
   const migrateModule = await at("dataplane/store/migrate.ts");
   const pgliteModule = await at("dataplane/store/pglite-database.ts");
   const postgresModule = await at("dataplane/store/postgres-database.ts");
+  const recordIdModule = await at("dataplane/audit/audit-record-id.ts");
+  const requestIdModule = await at("dataplane/adapters/http/request-id.ts");
   return {
     name,
+    recordId: recordIdModule.newAuditRecordId,
+    requestId: () => requestIdModule.requestIdFrom(undefined, false),
     repo: (db) => new repoModule.AuditRepository(db) as Repo,
     migrate: migrateModule.migrate,
     openPglite: (dir) => pgliteModule.openPglite(dir),
@@ -59,15 +67,15 @@ async function loadTree(name: string, root: string): Promise<Tree> {
 }
 
 /** A record like the bench's JSON chat call's (default content mode: no content). */
-function record(): PendingAuditRecord {
-  const id = `aud_${randomUUID().replace(/-/g, "")}`;
+function record(tree: Tree): PendingAuditRecord {
+  const id = tree.recordId();
   return {
     fields: {
       id,
       customer_id: "default",
       occurred_at: new Date().toISOString(),
       kind: "inference",
-      request_id: `req_${randomUUID().replace(/-/g, "")}`,
+      request_id: tree.requestId(),
       key_id: "key_DKeZ4OvFItI76e1KBR5c00bc",
       action: "chat.completions",
       subject: "bench-chat",
@@ -101,6 +109,10 @@ const cpuUs = () => {
 };
 
 const mainThread = new Map<string, number[]>();
+const serverCpu = new Map<string, number[]>();
+const push = (into: Map<string, number[]>, name: string, value: number): void => {
+  into.set(name, [...(into.get(name) ?? []), value]);
+};
 const threadUs = () => {
   const u = process.threadCpuUsage();
   return u.user + u.system;
@@ -109,8 +121,9 @@ const threadUs = () => {
 async function measure(tree: Tree, db: Database, n: number): Promise<number> {
   const repo = tree.repo(db);
   const batches = Array.from({ length: Math.ceil(n / batch) }, () =>
-    Array.from({ length: batch }, record),
+    Array.from({ length: batch }, () => record(tree)),
   );
+  const startServer = store === "postgres" ? await processesCpuUs("postgres") : undefined;
   const start = cpuUs();
   const startMain = threadUs();
   for (const b of batches) {
@@ -118,9 +131,12 @@ async function measure(tree: Tree, db: Database, n: number): Promise<number> {
     else await db.transaction((tx) => repo.appendBatch(tx, b));
   }
   const records = batches.length * batch;
-  const main = (threadUs() - startMain) / records;
-  mainThread.set(tree.name, [...(mainThread.get(tree.name) ?? []), main]);
-  return (cpuUs() - start) / records;
+  const spent = (cpuUs() - start) / records;
+  push(mainThread, tree.name, (threadUs() - startMain) / records);
+  const endServer = startServer === undefined ? undefined : await processesCpuUs("postgres");
+  if (startServer !== undefined && endServer !== undefined)
+    push(serverCpu, tree.name, (endServer - startServer) / records);
+  return spent;
 }
 
 const trees = [await loadTree("after", "."), await loadTree("before", beforeTree)];
@@ -142,6 +158,8 @@ try {
     await tree.migrate(db);
     await measure(tree, db, 1000); // warm-up
   }
+  mainThread.clear();
+  serverCpu.clear();
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? opened : [...opened].reverse();
     for (const { tree, db } of order) {
@@ -166,3 +184,14 @@ console.log(`  before ${median(before).toFixed(1)}   after ${median(after).toFix
 const main = (name: string) => median(mainThread.get(name) ?? []).toFixed(1);
 console.log(`  of which the main thread: before ${main("before")}   after ${main("after")}`);
 console.log(`  after/before ${median(after.map((a, i) => a / (before[i] as number))).toFixed(3)}`);
+const rounded = (values: number[] = []) => values.map((v) => v.toFixed(1)).join(" ");
+console.log(`  by round (the table growing): before ${rounded(before)}   after ${rounded(after)}`);
+if (serverCpu.size > 0) {
+  const server = (name: string) => median(serverCpu.get(name) ?? []).toFixed(1);
+  console.log(
+    `  Postgres server CPU us per record: before ${server("before")}   after ${server("after")}`,
+  );
+  console.log(
+    `  by round: before ${rounded(serverCpu.get("before"))}   after ${rounded(serverCpu.get("after"))}`,
+  );
+}
