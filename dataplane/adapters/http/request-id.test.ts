@@ -1,10 +1,12 @@
 import test from "ava";
-import { requestIdFrom } from "./request-id.js";
+import { newRequestId, requestIdFrom } from "./request-id.js";
 
 const GENERATED = /^req_[0-9a-f]{12}7[0-9a-f]{3}[89ab][0-9a-f]{15}$/;
 
 test("without a caller's id, request ids are req_ and a version 7 UUID, in the order made", (t) => {
-  const ids = Array.from({ length: 1000 }, () => requestIdFrom(undefined, true));
+  const ids = Array.from({ length: 1000 }, (_, i) =>
+    i % 2 === 0 ? requestIdFrom(undefined, true) : newRequestId(),
+  );
   for (const id of ids) t.regex(id, GENERATED);
   t.deepEqual([...ids].sort(), ids);
   t.is(new Set(ids).size, ids.length);

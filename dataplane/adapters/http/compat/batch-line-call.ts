@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { newRequestId } from "../request-id.js";
 import type { AppContext } from "../../../app/context.js";
 import type { LineRun } from "../../../batches/batch-runner.js";
 import type { BatchLine, BatchRecord } from "../../../batches/batch-types.js";
@@ -22,7 +22,7 @@ export function batchLineRunner(ctx: AppContext) {
   return async (batch: BatchRecord, caller: Caller, line: BatchLine): Promise<LineRun> => {
     const body = JSON.parse(line.body) as Record<string, unknown>;
     const target = PATHS[batch.endpoint];
-    const requestId = `req_${randomUUID().replace(/-/g, "")}`;
+    const requestId = newRequestId();
     const call = newInferenceCall({
       requestId,
       endpoint: target.endpoint,

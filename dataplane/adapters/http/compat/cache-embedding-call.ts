@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { newRequestId } from "../request-id.js";
 import type { AppContext } from "../../../app/context.js";
 import { MAX_EMBED_CHARS, vectorOf, type Embed } from "../../../cache/embedder.js";
 import { GatewayError } from "../../../core/errors.js";
@@ -17,7 +17,7 @@ const EMBED_TIMEOUT_MS = 10_000;
  */
 export function pipelineEmbedder(ctx: () => AppContext): Embed {
   return async (parent, model, text) => {
-    const requestId = `req_${randomUUID().replace(/-/g, "")}`;
+    const requestId = newRequestId();
     const call = newInferenceCall({
       requestId,
       endpoint: "embeddings",

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { newRequestId } from "../request-id.js";
 import type { AppContext } from "../../../app/context.js";
 import { unitVector } from "../../../cache/embedder.js";
 import { GatewayError, toGatewayError } from "../../../core/errors.js";
@@ -71,7 +71,7 @@ async function embedBatch(
   texts: readonly string[],
 ): Promise<number[][]> {
   const call = newInferenceCall({
-    requestId: `req_${randomUUID().replace(/-/g, "")}`,
+    requestId: newRequestId(),
     endpoint: "embeddings",
     caller,
     requestedModel: request.model,
