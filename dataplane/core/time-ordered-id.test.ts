@@ -41,7 +41,7 @@ test.serial("a clock that steps back does not make an id sort before the last on
   t.true(second > first);
 });
 
-test.serial("the bits after the time and counter are random: two runs of ids differ there", (t) => {
+test.serial("the bits after the time and counter are random: no two ids share them", (t) => {
   const tails = new Set(Array.from({ length: 1000 }, () => timeOrderedHex().slice(17)));
   t.is(tails.size, 1000);
 });

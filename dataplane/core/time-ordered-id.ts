@@ -26,6 +26,10 @@ const id = Buffer.allocUnsafeSlow(16);
  * appends to the rightmost page instead (docs/benchmarks.md, "Issue 13, ninth pass"). The ids are
  * identifiers, not secrets: 62 random bits keep them unguessable enough for that, and every read
  * by id is filtered by the caller's customer.
+ *
+ * Why not the `uuid` package's v7 (same layout, a 31-bit counter): it asks WebCrypto for 16 random
+ * bytes on every id, 1.8 µs an id against 0.17 here with a pooled fill (2M ids each, Node 24),
+ * and two ids are made on every request.
  */
 export function timeOrderedHex(now: number = Date.now()): string {
   if (next === IDS_PER_FILL) {

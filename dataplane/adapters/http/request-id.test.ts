@@ -18,7 +18,7 @@ test("a sane caller id is kept when trusted, and replaced when not", (t) => {
   t.regex(requestIdFrom("trace-42", false), GENERATED);
 });
 
-test("a caller id that could split a header, inject a log line or is too long is replaced", (t) => {
+test("a caller id that could split a header or inject a log line, holds a NUL or a lone surrogate, or is too long, is replaced", (t) => {
   for (const hostile of [
     "a\r\nx-evil: 1",
     "a b",
@@ -26,6 +26,8 @@ test("a caller id that could split a header, inject a log line or is too long is
     "'; DROP TABLE x;--",
     "x".repeat(129),
     "",
+    "id\u0000nul",
+    "id\ud800lone",
   ])
     t.regex(requestIdFrom(hostile, true), GENERATED, JSON.stringify(hostile));
 });
