@@ -62,8 +62,9 @@ export async function buildAudit({
       batchBytes: 512 * 1024,
       retryMs: 50,
       maxRetryMs: 1_000,
-      // Under load, one store transaction per ~10 ms of records rather than per group commit.
-      lingerMs: 10,
+      // One store transaction per ~10 ms of records rather than per group commit; per ~40 ms
+      // while more than 3 records a millisecond arrive (ingest-linger.ts).
+      linger: { quietMs: 10, busyMs: 40, busyRecordsPerMs: 3 },
       onQuarantine: () => metrics.auditQuarantined.inc(),
     },
   );

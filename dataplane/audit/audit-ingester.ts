@@ -5,6 +5,7 @@ import type { AuditQuarantineRepository } from "../store/audit-quarantine-reposi
 import type { AuditRepository, PendingAuditRecord } from "../store/audit-repository.js";
 import type { Database } from "../store/database.js";
 import type { AuditSpool, SpoolCursor, SpooledLine } from "./audit-spool.js";
+import { lingerAfter, type LingerPolicy } from "./ingest-linger.js";
 import { needsEscape } from "./storable-record.js";
 
 export interface IngesterOptions {
@@ -17,9 +18,10 @@ export interface IngesterOptions {
   onQuarantine: () => void;
   /**
    * After a small batch, how long to let records gather before the next one (fewer, larger store
-   * transactions under load); skipped while a reader waits for ingestion. Default 0.
+   * transactions under load; ingest-linger.ts); skipped while a reader waits for ingestion.
+   * Default none.
    */
-  lingerMs?: number;
+  linger?: LingerPolicy;
 }
 
 /** An error that says the record itself cannot be stored (not that the store is away). */
@@ -114,8 +116,12 @@ export class AuditIngester {
 
   private async loop(): Promise<void> {
     let retryMs = this.options.retryMs;
+    let lastReadAt = performance.now();
     while (!this.stopped) {
       const read = await this.spool.read(this.cursor, this.options.batchBytes);
+      const readAt = performance.now();
+      const sinceLastRead = readAt - lastReadAt;
+      lastReadAt = readAt;
       if (read.bytes === 0) {
         this.cursor = read.next;
         await this.sleep(60_000, true);
@@ -129,7 +135,8 @@ export class AuditIngester {
         this.cursor = read.next;
         await this.spool.release(read.next, read.bytes);
         this.notifyWaiters();
-        const linger = this.options.lingerMs ?? 0;
+        const policy = this.options.linger;
+        const linger = policy ? lingerAfter(policy, read.lines.length, sinceLastRead) : 0;
         if (linger > 0 && read.bytes < this.options.batchBytes / 4 && this.waiters.length === 0)
           await this.sleep(linger, false);
       } catch (err) {
