@@ -19,6 +19,8 @@ test.before(async () => {
     DATA_DIR: dataDir,
     EVIDENT_ADMIN_KEY: adminKey,
     TMPDIR: path.join(dataDir, "tmp"),
+    // Far beyond any wait below: an upload left hanging is not cleaned up by the body deadline.
+    REQUEST_BODY_TIMEOUT_MS: "600000",
   });
   port = await proc.port;
 });
@@ -44,9 +46,13 @@ function raw(
   });
 }
 
-function uploadHead(contentLength: number, boundary: string): string {
+function uploadHead(
+  contentLength: number,
+  boundary: string,
+  route = "/v1/audio/transcriptions",
+): string {
   return [
-    "POST /v1/audio/transcriptions HTTP/1.1",
+    `POST ${route} HTTP/1.1`,
     "Host: 127.0.0.1",
     `Authorization: Bearer ${adminKey}`,
     `Content-Type: multipart/form-data; boundary=${boundary}`,
@@ -106,6 +112,67 @@ test.serial(
       await within(
         30_000,
         async () => !(await readdir(tmp)).some((f) => f.startsWith("evident-upload-")),
+      ),
+    );
+    await stillServing(t);
+  },
+);
+
+/** Sends each of `messages` on its own connection, dropped once written; resolves when all closed. */
+async function sendAndDrop(messages: (Buffer | string)[]): Promise<void> {
+  await Promise.all(messages.map((m) => raw(m, { destroyAfterWrite: true })));
+}
+
+/** Upload directories still in the gateway's temporary directory. */
+async function partialUploads(): Promise<string[]> {
+  return (await readdir(path.join(dataDir, "tmp"))).filter((f) => f.startsWith("evident-upload-"));
+}
+
+test.serial(
+  "clients gone right after an upload's headers, before its handler reads the body, end nothing and leave no partial upload",
+  async (t) => {
+    const boundary = "QrSboundary";
+    const part = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\n`;
+    const messages: string[] = [];
+    for (const route of ["/v1/audio/transcriptions", "/v1/files"])
+      for (let i = 0; i < 10; i++) {
+        const head = uploadHead(3_000_000, boundary, route);
+        messages.push(head, head + part, head + part + "x".repeat(1000));
+      }
+    await sendAndDrop(messages);
+    // The body deadline is 10 minutes here: only noticing the disconnect removes these in time.
+    t.true(
+      await within(10_000, async () => (await partialUploads()).length === 0),
+      "every partial upload is removed",
+    );
+    await stillServing(t);
+  },
+);
+
+test.serial(
+  "a client gone in the middle of a JSON body is a client's disconnect, not an internal error",
+  async (t) => {
+    const head = [
+      "POST /v1/chat/completions HTTP/1.1",
+      "Host: 127.0.0.1",
+      `Authorization: Bearer ${adminKey}`,
+      "Content-Type: application/json",
+      "Content-Length: 100000",
+      "",
+      "",
+    ].join("\r\n");
+    const before = (proc.output().match(/request aborted by the client/g) ?? []).length;
+    await sendAndDrop(
+      Array.from(
+        { length: 10 },
+        () => head + '{"model":"m","messages":[{"role":"user","content":"',
+      ),
+    );
+    t.true(
+      await within(
+        10_000,
+        async () =>
+          (proc.output().match(/request aborted by the client/g) ?? []).length >= before + 10,
       ),
     );
     await stillServing(t);

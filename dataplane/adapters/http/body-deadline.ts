@@ -27,6 +27,10 @@ export function withBodyDeadline(
     return payload;
   }
   const out = new PassThrough();
+  // The route's handler reads `out` only once it runs (after authentication, after it made its
+  // temporary directory): a client gone before then fails `out` with nobody listening yet, which
+  // would be an uncaught exception. The handler finds `out` failed when it starts reading.
+  out.on("error", ignoreUntilRead);
   const timer = setTimeout(() => {
     reply.header("connection", "close");
     payload.unpipe(out);
@@ -38,12 +42,31 @@ export function withBodyDeadline(
   out.once("end", stop);
   out.once("close", stop);
   reply.raw.once("finish", stop);
-  payload.once("error", (err) => {
+  const fail = (err: Error) => {
     stop();
     out.destroy(err);
-  });
+  };
+  payload.once("error", fail);
+  // A request that ends before its body did (the client went away) fails the body, also when it
+  // went before this hook ran: Node emits the request's 'error' only to listeners it has then.
+  const cut = () => {
+    if (!payload.readableEnded) fail(clientGoneError());
+  };
+  if (payload.destroyed) cut();
+  else payload.once("close", cut);
   payload.pipe(out);
   return out;
+}
+
+function ignoreUntilRead(): void {
+  // The reader sees the error itself (see withBodyDeadline).
+}
+
+function clientGoneError(): GatewayError {
+  return new GatewayError(
+    "invalid_request",
+    "the client closed the connection before the body arrived",
+  );
 }
 
 function timeoutError(ms: number): GatewayError {

@@ -28,6 +28,13 @@ export function fromFrameworkError(err: unknown): GatewayError {
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return new GatewayError("invalid_json", "request body is not valid JSON");
   }
+  // Node's "aborted" (ECONNRESET) on a request whose client went away while its body was read.
+  if (e.code === "ECONNRESET" && err instanceof Error && err.message === "aborted") {
+    return new GatewayError(
+      "invalid_request",
+      "the client closed the connection before the body arrived",
+    );
+  }
   if (err instanceof SyntaxError && e.statusCode === 400) {
     return new GatewayError("invalid_json", "request body is not valid JSON");
   }
