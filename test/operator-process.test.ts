@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { writeFileSync, mkdtempSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "ava";
@@ -30,6 +31,15 @@ function run(env: Record<string, string>) {
 
 async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
   while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+/** A port free right now (the system's choice), for a child that cannot be told to pick one. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 test("the operator process exits with a message naming a bad variable", async (t) => {
@@ -66,7 +76,8 @@ test("the operator process (operator-role key, namespace bound to the customer) 
       "current-context": "fake",
     }),
   );
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  // Not a random port: one already in use would leave /readyz unanswered until the suite's timeout.
+  const port = await freePort();
   const proc = run({
     EVIDENT_API_URL: nativeServer.url,
     EVIDENT_OPERATOR_KEY: KEY,
@@ -88,6 +99,8 @@ test("the operator process (operator-role key, namespace bound to the customer) 
     spec: { customerId: "acme", match: { model: "chat" }, targets: [{ model: "m", weight: 1 }] },
   });
   await until(async () => {
+    if (proc.child.exitCode !== null)
+      throw new Error(`the operator exited (${proc.child.exitCode}): ${proc.stderr()}`);
     try {
       return (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200;
     } catch {
