@@ -8,6 +8,7 @@ import { newInferenceCall, type InferenceCall } from "../../core/inference-call.
 import { checkIncomingHops } from "../../upstream/hop-marker.js";
 import { RealtimeSession } from "../../realtime/realtime-session.js";
 import { RealtimeSessions } from "../../realtime/realtime-sessions.js";
+import { handshakeProblem } from "./realtime-handshake.js";
 import { requestIdFrom } from "./request-id.js";
 
 export const REALTIME_PATH = "/v1/realtime";
@@ -124,6 +125,8 @@ async function upgrade(
       new GatewayError("route_not_found", `no WebSocket endpoint at ${url.pathname.slice(0, 200)}`),
     );
   }
+  const malformed = handshakeProblem(req);
+  if (malformed) return refuse(socket, requestId, malformed);
   let caller: Caller;
   try {
     caller = await ctx.authenticator.authenticate(authorizationOf(req));
@@ -198,20 +201,45 @@ async function upgrade(
     await ctx.pipeline.finish(call).catch(() => undefined);
     return refuse(socket, requestId, error);
   }
-  if (socket.destroyed) {
-    backend.terminate();
-    call.outcome = "client_aborted";
-    await ctx.pipeline.finish(call).catch(() => undefined);
-    return;
-  }
-  wss.handleUpgrade(req, socket, head, (client) => {
-    const session = new RealtimeSession(ctx, client, backend, call, {
-      idleMs: ctx.config.REALTIME_IDLE_MS,
-      maxSessionMs: ctx.config.REALTIME_MAX_SESSION_MS,
-      pingMs: ctx.config.REALTIME_PING_MS,
-      maxBufferedBytes: ctx.config.REALTIME_MAX_BUFFERED_BYTES,
+  // The WebSocket server completes the handshake at once (no asynchronous client check), and calls
+  // back only if it did: a client gone meanwhile (its FIN may have come while the backend was
+  // dialled) or a handshake it refuses (a subprotocol list it cannot parse) ends here, and so
+  // must the backend's session and the call, or both would be left open and unrecorded.
+  let relayed = false;
+  if (!socket.destroyed && socket.readable && socket.writable)
+    wss.handleUpgrade(req, socket, head, (client) => {
+      relayed = true;
+      relay(ctx, sessions, caller, call, client, backend);
     });
-    sessions.add(caller.customer.id, session);
-    void session.run().finally(() => sessions.remove(caller.customer.id, session));
+  if (!relayed) {
+    backend.terminate();
+    const gone = socket.destroyed || !socket.readable || !socket.writable;
+    call.outcome = gone ? "client_aborted" : "refused";
+    if (gone) socket.destroy();
+    else {
+      // The WebSocket server answered the client itself (400) and closes the socket.
+      call.error = new GatewayError("invalid_request", "the WebSocket handshake was refused");
+      call.status = call.error.status;
+    }
+    await ctx.pipeline.finish(call).catch(() => undefined);
+  }
+}
+
+/** The admitted session, between the client's WebSocket and the backend's. */
+function relay(
+  ctx: AppContext,
+  sessions: RealtimeSessions,
+  caller: Caller,
+  call: InferenceCall,
+  client: WebSocket,
+  backend: WebSocket,
+): void {
+  const session = new RealtimeSession(ctx, client, backend, call, {
+    idleMs: ctx.config.REALTIME_IDLE_MS,
+    maxSessionMs: ctx.config.REALTIME_MAX_SESSION_MS,
+    pingMs: ctx.config.REALTIME_PING_MS,
+    maxBufferedBytes: ctx.config.REALTIME_MAX_BUFFERED_BYTES,
   });
+  sessions.add(caller.customer.id, session);
+  void session.run().finally(() => sessions.remove(caller.customer.id, session));
 }
