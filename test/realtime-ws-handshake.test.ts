@@ -1,6 +1,7 @@
 import net from "node:net";
 import test from "ava";
 import { useRealtimeGateway } from "./support/realtime-gateway.js";
+import { call } from "./support/test-app.js";
 import { within } from "./support/within.js";
 
 const rig = useRealtimeGateway(test);
@@ -81,5 +82,19 @@ test.serial(
     );
     // Not vacuous: the gateway did dial the backend for some of them before it saw them go.
     t.true(rig.backend.connections() > dialled);
+    // Each such session is still on the record, as the client's abort.
+    t.true(
+      await within(10_000, async () => {
+        const res = await call(rig.gateway.url, "GET", "/api/v1/audit/records?limit=100", rig.key);
+        const records = (res.json.data ?? []) as {
+          outcome: string;
+          details: { realtime?: { kind: string } } | null;
+        }[];
+        const aborted = records.filter(
+          (r) => r.details?.realtime?.kind === "session" && r.outcome === "client_aborted",
+        );
+        return aborted.length >= rig.backend.connections() - dialled;
+      }),
+    );
   },
 );
