@@ -98,3 +98,25 @@ test.serial(
     );
   },
 );
+
+test.serial(
+  "a handshake only the WebSocket server refuses (an unparsable subprotocol list) is answered in the envelope, and its backend session closed",
+  async (t) => {
+    rig.reset();
+    const dialled = rig.backend.connections();
+    const open = rig.backend.open();
+    const answer = await exchange(
+      upgradeRequest({ "Sec-WebSocket-Protocol": "realtime, realtime" }),
+    );
+    t.regex(answer, /^HTTP\/1\.1 400 /);
+    t.regex(answer, /x-request-id: req_/i);
+    const body = JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)) as {
+      error: { code: string; message: string };
+    };
+    t.is(body.error.code, "invalid_request");
+    t.regex(body.error.message, /Sec-WebSocket-Protocol/);
+    // The gateway had admitted the session and dialled the backend: that session is closed.
+    t.is(rig.backend.connections(), dialled + 1);
+    t.true(await within(10_000, async () => rig.backend.open() === open));
+  },
+);

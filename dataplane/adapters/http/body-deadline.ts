@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { PassThrough, type Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
 import { GatewayError } from "../../core/errors.js";
+import { clientGoneError } from "./error-reply.js";
 
 /** Bodies Fastify reads itself (the JSON parser): watched in place, not wrapped in a stream. */
 const READ_BY_FRAMEWORK = /^application\/json\s*(?:;|$)/i;
@@ -60,13 +61,6 @@ export function withBodyDeadline(
 
 function ignoreUntilRead(): void {
   // The reader sees the error itself (see withBodyDeadline).
-}
-
-function clientGoneError(): GatewayError {
-  return new GatewayError(
-    "invalid_request",
-    "the client closed the connection before the body arrived",
-  );
 }
 
 function timeoutError(ms: number): GatewayError {

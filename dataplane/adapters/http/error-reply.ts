@@ -30,10 +30,7 @@ export function fromFrameworkError(err: unknown): GatewayError {
   }
   // Node's "aborted" (ECONNRESET) on a request whose client went away while its body was read.
   if (e.code === "ECONNRESET" && err instanceof Error && err.message === "aborted") {
-    return new GatewayError(
-      "invalid_request",
-      "the client closed the connection before the body arrived",
-    );
+    return clientGoneError();
   }
   if (err instanceof SyntaxError && e.statusCode === 400) {
     return new GatewayError("invalid_json", "request body is not valid JSON");
@@ -42,6 +39,14 @@ export function fromFrameworkError(err: unknown): GatewayError {
     return new GatewayError("invalid_request", "malformed request");
   }
   return toGatewayError(err);
+}
+
+/** A request whose client went away before its body had arrived (nobody gets the answer). */
+export function clientGoneError(): GatewayError {
+  return new GatewayError(
+    "invalid_request",
+    "the client closed the connection before the body arrived",
+  );
 }
 
 /** The one place an HTTP error response is written. */

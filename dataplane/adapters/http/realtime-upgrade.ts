@@ -9,7 +9,7 @@ import { checkIncomingHops } from "../../upstream/hop-marker.js";
 import { RealtimeSession } from "../../realtime/realtime-session.js";
 import { RealtimeSessions } from "../../realtime/realtime-sessions.js";
 import { handshakeProblem } from "./realtime-handshake.js";
-import { requestIdFrom } from "./request-id.js";
+import { newRequestId, requestIdFrom } from "./request-id.js";
 
 export const REALTIME_PATH = "/v1/realtime";
 /** The browser convention: the key travels as a WebSocket subprotocol. */
@@ -97,9 +97,21 @@ export function attachRealtime(ctx: AppContext, server: Server): RealtimeSession
     perMessageDeflate: false,
     handleProtocols: (protocols) => (protocols.has("realtime") ? "realtime" : false),
   });
+  // A handshake the WebSocket server itself refuses (what handshakeProblem does not check, such as
+  // a Sec-WebSocket-Protocol list it cannot parse) is answered in the envelope too.
+  const requestIds = new WeakMap<IncomingMessage, string>();
+  wss.on("wsClientError", (err: Error, socket: Duplex, req: IncomingMessage) => {
+    const requestId = requestIds.get(req) ?? newRequestId();
+    refuse(
+      socket,
+      requestId,
+      new GatewayError("invalid_request", `invalid WebSocket handshake: ${err.message}`),
+    );
+  });
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => undefined);
     const requestId = requestIdFrom(req.headers["x-request-id"], ctx.config.TRUST_REQUEST_ID);
+    requestIds.set(req, requestId);
     upgrade(ctx, wss, sessions, req, socket, head, requestId).catch((err) => {
       ctx.logger.error({ request_id: requestId, err: String(err) }, "realtime upgrade failed");
       refuse(socket, requestId, toGatewayError(err));
@@ -205,24 +217,25 @@ async function upgrade(
   // back only if it did: a client gone meanwhile (its FIN may have come while the backend was
   // dialled) or a handshake it refuses (a subprotocol list it cannot parse) ends here, and so
   // must the backend's session and the call, or both would be left open and unrecorded.
+  const gone = socket.destroyed || !socket.readable || !socket.writable;
   let relayed = false;
-  if (!socket.destroyed && socket.readable && socket.writable)
+  if (!gone)
     wss.handleUpgrade(req, socket, head, (client) => {
       relayed = true;
       relay(ctx, sessions, caller, call, client, backend);
     });
-  if (!relayed) {
-    backend.terminate();
-    const gone = socket.destroyed || !socket.readable || !socket.writable;
-    call.outcome = gone ? "client_aborted" : "refused";
-    if (gone) socket.destroy();
-    else {
-      // The WebSocket server answered the client itself (400) and closes the socket.
-      call.error = new GatewayError("invalid_request", "the WebSocket handshake was refused");
-      call.status = call.error.status;
-    }
-    await ctx.pipeline.finish(call).catch(() => undefined);
+  if (relayed) return;
+  backend.terminate();
+  if (gone) {
+    socket.destroy();
+    call.outcome = "client_aborted";
+  } else {
+    // Refused by the WebSocket server, and answered through its wsClientError (attachRealtime).
+    call.outcome = "refused";
+    call.error = new GatewayError("invalid_request", "the WebSocket handshake was refused");
+    call.status = call.error.status;
   }
+  await ctx.pipeline.finish(call).catch(() => undefined);
 }
 
 /** The admitted session, between the client's WebSocket and the backend's. */
