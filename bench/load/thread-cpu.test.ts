@@ -1,6 +1,11 @@
 import { Worker } from "node:worker_threads";
 import test from "ava";
-import { perRequestByGroup, threadCpuByName, threadGroup } from "./thread-cpu.js";
+import {
+  eventLoopSchedule,
+  perRequestByGroup,
+  threadCpuByName,
+  threadGroup,
+} from "./thread-cpu.js";
 
 test("thread names map to the groups a full run reports", (t) => {
   t.is(threadGroup("MainThread"), "main");
@@ -49,4 +54,16 @@ test("a worker thread that spins is counted under workers, not the main thread (
     await worker.terminate();
   }
   t.is(await threadCpuByName(2 ** 22 + 7), undefined, "no such process: no reading");
+});
+
+test("the event loop's time on a core grows while it spins, and its run-queue wait is read too (reads this process's /proc)", async (t) => {
+  const before = await eventLoopSchedule(process.pid);
+  if (before === undefined) return t.pass("no /proc here");
+  const end = Date.now() + 200;
+  while (Date.now() < end); // spin on the event loop
+  const after = await eventLoopSchedule(process.pid);
+  if (after === undefined) return t.fail("the reading went away");
+  t.true(after.onCoreUs - before.onCoreUs >= 100_000, "200 ms of spinning is on a core");
+  t.true(after.waitingUs >= before.waitingUs, "the run-queue wait only grows");
+  t.is(await eventLoopSchedule(2 ** 22 + 12345), undefined, "no such process: undefined");
 });

@@ -65,3 +65,25 @@ export function perRequestByGroup(
   }
   return out;
 }
+
+/** Time a thread spent on a core and ready to run but waiting for one, in µs. */
+export interface ThreadSchedule {
+  onCoreUs: number;
+  waitingUs: number;
+}
+
+/**
+ * The same for a process's event loop (its first thread, whose id is the process's), from the first
+ * two fields of its schedstat (ns on a core, ns in the run queue); undefined when it is gone or
+ * this is not Linux.
+ */
+export async function eventLoopSchedule(pid: number): Promise<ThreadSchedule | undefined> {
+  try {
+    const sched = await readFile(`/proc/${pid}/task/${pid}/schedstat`, "utf8");
+    const [onCore, waiting] = sched.split(" ").map(Number);
+    if (!Number.isFinite(onCore) || !Number.isFinite(waiting)) return undefined;
+    return { onCoreUs: (onCore as number) / 1000, waitingUs: (waiting as number) / 1000 };
+  } catch {
+    return undefined;
+  }
+}

@@ -8,6 +8,7 @@
 import { chatBody, FAST_MODEL } from "../bench-models.js";
 import { median } from "../load/percentile.js";
 import {
+  eventLoopSchedule,
   perRequestByGroup,
   THREAD_GROUPS,
   threadCpuByName,
@@ -25,6 +26,10 @@ interface Run extends WrkResult {
   storeCpuUsPerRequest?: number | undefined;
   /** The hop process's CPU per request by thread group (Linux, from /proc). */
   threadCpuUsPerRequest?: Record<ThreadGroup, number> | undefined;
+  /** Share of the run the hop's event loop was on a core, in % (Linux). */
+  eventLoopOnCorePct?: number | undefined;
+  /** How long it was ready to run but waiting for a core, µs per request (Linux). */
+  eventLoopWaitUsPerRequest?: number | undefined;
   rssMiB: number | undefined;
 }
 
@@ -35,6 +40,7 @@ async function measure(wrk: string, target: WrkTarget, kind: Kind, seconds: numb
   const before = await target.stats?.();
   const storeBefore = await target.storeServerCpuUs?.();
   const threadsBefore = target.pid === undefined ? undefined : await threadCpuByName(target.pid);
+  const loopBefore = target.pid === undefined ? undefined : await eventLoopSchedule(target.pid);
   const result = await runWrk(wrk, {
     url: `${target.base}/chat/completions`,
     connections: kind === "latency" ? 1 : CONNECTIONS,
@@ -45,6 +51,14 @@ async function measure(wrk: string, target: WrkTarget, kind: Kind, seconds: numb
   const after = await target.stats?.();
   const storeAfter = await target.storeServerCpuUs?.();
   const threadsAfter = target.pid === undefined ? undefined : await threadCpuByName(target.pid);
+  const loopAfter = target.pid === undefined ? undefined : await eventLoopSchedule(target.pid);
+  const loop =
+    loopBefore && loopAfter
+      ? {
+          onCoreUs: loopAfter.onCoreUs - loopBefore.onCoreUs,
+          waitingUs: loopAfter.waitingUs - loopBefore.waitingUs,
+        }
+      : undefined;
   const perRequest = (used: number): number => used / Math.max(1, result.requests);
   return {
     ...result,
@@ -57,6 +71,8 @@ async function measure(wrk: string, target: WrkTarget, kind: Kind, seconds: numb
       threadsBefore && threadsAfter
         ? perRequestByGroup(threadsBefore, threadsAfter, result.requests)
         : undefined,
+    eventLoopOnCorePct: loop ? (100 * loop.onCoreUs) / (result.seconds * 1e6) : undefined,
+    eventLoopWaitUsPerRequest: loop ? perRequest(loop.waitingUs) : undefined,
     rssMiB: after ? after.rssBytes / 2 ** 20 : undefined,
   };
 }
@@ -202,7 +218,9 @@ function report(
 
 /**
  * One line per hop process: its CPU per request by thread group (JSON, median over rounds), so a
- * full run says where the gateway's CPU goes next to the bare proxy's.
+ * full run says where the gateway's CPU goes next to the bare proxy's; then one per hop: how much
+ * of the run its event loop was on a core, and how long it waited for one while ready to run (on
+ * a machine whose cores wrk, the upstream and the store share, what sets the throughput).
  */
 function threadNotes(targets: WrkTarget[], runs: Runs): string[] {
   const lines: string[] = [];
@@ -212,6 +230,14 @@ function threadNotes(targets: WrkTarget[], runs: Runs): string[] {
       return us === undefined || us < 0.5 ? undefined : `${group} ${fmt(us)}`;
     }).filter((part): part is string => part !== undefined);
     if (parts.length > 0) lines.push(`CPU us/req by thread, JSON, ${t.name}: ${parts.join(", ")}`);
+  }
+  for (const t of targets) {
+    const onCore = med(runs, t.name, "json", (r) => r.eventLoopOnCorePct);
+    const waiting = med(runs, t.name, "json", (r) => r.eventLoopWaitUsPerRequest);
+    if (onCore === undefined || waiting === undefined) continue;
+    lines.push(
+      `event loop, JSON, ${t.name}: on a core ${fmt(onCore)}% of the run, ready but waiting for a core ${fmt(waiting, 1)} us/req`,
+    );
   }
   return lines;
 }
