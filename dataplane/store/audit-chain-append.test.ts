@@ -187,3 +187,32 @@ for (const backend of storeBackends()) {
     }
   });
 }
+
+for (const backend of storeBackends()) {
+  test(`${backend.name}: a batch of hundreds of records (on PGlite, several pieces of COPY text in one message) goes in whole, in order, and verifies`, async (t) => {
+    const store = await backend.open();
+    try {
+      await migrate(store.db);
+      const repo = new AuditRepository(store.db);
+      const batch = Array.from({ length: 400 }, (_, i) =>
+        pendingRecord(
+          "c_big",
+          new Date(Date.UTC(2026, 0, 3, 0, 0, i)),
+          `model-${i}-ü🙂\t${"y".repeat(i % 300)}`,
+        ),
+      );
+      await repo.append(store.db, batch);
+      const stored: ChainedRecord[] = [];
+      for await (const r of repo.chain("c_big")) stored.push(r);
+      t.deepEqual(
+        stored.map((r) => r.fields?.model),
+        batch.map((r) => r.fields.model),
+      );
+      const report = await verifyChain(repo.chain("c_big"));
+      t.true(report.ok, JSON.stringify(report.first_broken));
+      t.is(report.checked, 400);
+    } finally {
+      await store.drop();
+    }
+  });
+}

@@ -7,6 +7,7 @@ import type {
   PgliteWorkerData,
   SerializedDbError,
 } from "./pglite-protocol.js";
+import { rowChunks } from "./copy-row-chunks.js";
 import { startWorkerWithYoungGeneration } from "./worker-young-generation.js";
 
 /** Distributes Omit over the request union, so each variant keeps its own fields. */
@@ -116,7 +117,7 @@ async function startWorker(dataDir: string | undefined, options: PgliteOptions):
     },
     async copyRows(table, columns, rows, onlyIf) {
       const text = `COPY ${table} (${columns.join(", ")}) FROM '/dev/blob'`;
-      const reply = await send({ op: "copy", tx, text, data: rows, onlyIf });
+      const reply = await send({ op: "copy", tx, text, data: rowChunks(rows), onlyIf });
       return reply.ok && reply.rows?.length === 1;
     },
   });

@@ -14,7 +14,7 @@ export type PgliteRequest =
       op: "copy";
       tx?: number;
       text: string;
-      data: string;
+      data: string[];
       onlyIf?: { text: string; params: readonly unknown[] };
     }
   | { id: number; op: "begin" }

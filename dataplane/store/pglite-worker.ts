@@ -111,7 +111,7 @@ async function copy(
     const check = await q.query(req.onlyIf.text, req.onlyIf.params as unknown[]);
     if (check.rows.length === 0) return false;
   }
-  await q.query(req.text, [], { blob: new Blob([req.data]) });
+  await q.query(req.text, [], { blob: new Blob(req.data) });
   return true;
 }
 
