@@ -9,11 +9,10 @@
  * Postgres: BENCH_POSTGRES_URL (default the local server); its server processes are not counted
  * here (they are other processes), so the Postgres row is the gateway's share only.
  */
-import { chatBody, FAST_MODEL } from "../bench/bench-models.js";
 import { median } from "../bench/load/percentile.js";
 import { threadCpuByName } from "../bench/load/thread-cpu.js";
 import { ensureWrk, runWrk } from "../bench/load/wrk.js";
-import { startWrkTargets, type StoreName } from "../bench/sections/wrk-targets.js";
+import { chatSpec, startWrkTargets, type StoreName } from "../bench/sections/wrk-targets.js";
 
 const store = (process.argv[2] ?? "embedded") as StoreName;
 const seconds = Number(process.argv[3] ?? 5);
@@ -33,12 +32,7 @@ try {
   for (const target of [targets.baseline, ...targets.gateways]) {
     const pid = target.pid;
     if (pid === undefined) throw new Error("no pid");
-    const spec = {
-      url: `${target.base}/chat/completions`,
-      connections,
-      headers: target.headers,
-      body: chatBody(FAST_MODEL, false),
-    };
+    const spec = chatSpec(target, connections);
     await runWrk(wrk, { ...spec, seconds: 1 });
     const perThread = new Map<string, number[]>();
     for (let round = 0; round < rounds; round++) {

@@ -43,6 +43,12 @@ function exchange(text: string, hangUp = false): Promise<string> {
   });
 }
 
+/** The error of the envelope in a raw HTTP answer's body. */
+function envelopeError(answer: string): { code: string; type: string; message: string } {
+  const body = answer.slice(answer.indexOf("\r\n\r\n") + 4);
+  return (JSON.parse(body) as { error: { code: string; type: string; message: string } }).error;
+}
+
 test.serial(
   "a malformed WebSocket handshake is refused in the envelope before any backend is dialled",
   async (t) => {
@@ -59,11 +65,9 @@ test.serial(
       const answer = await exchange(request);
       t.regex(answer, new RegExp(`^HTTP/1\\.1 ${status} `));
       t.regex(answer, /x-request-id: req_/i);
-      const body = JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)) as {
-        error: { code: string; type: string; message: string };
-      };
-      t.is(body.error.code, status === 405 ? "method_not_allowed" : "invalid_request");
-      t.is(body.error.type, "invalid_request_error");
+      const error = envelopeError(answer);
+      t.is(error.code, status === 405 ? "method_not_allowed" : "invalid_request");
+      t.is(error.type, "invalid_request_error");
     }
     t.is(rig.backend.connections(), dialled, "no backend session was opened");
   },
@@ -110,11 +114,9 @@ test.serial(
     );
     t.regex(answer, /^HTTP\/1\.1 400 /);
     t.regex(answer, /x-request-id: req_/i);
-    const body = JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)) as {
-      error: { code: string; message: string };
-    };
-    t.is(body.error.code, "invalid_request");
-    t.regex(body.error.message, /Sec-WebSocket-Protocol/);
+    const error = envelopeError(answer);
+    t.is(error.code, "invalid_request");
+    t.regex(error.message, /Sec-WebSocket-Protocol/);
     // The gateway had admitted the session and dialled the backend: that session is closed.
     t.is(rig.backend.connections(), dialled + 1);
     t.true(await within(10_000, async () => rig.backend.open() === open));

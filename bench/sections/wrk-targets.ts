@@ -8,7 +8,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { FAST_MODEL, PACED_MODEL } from "../bench-models.js";
+import { chatBody, FAST_MODEL, PACED_MODEL } from "../bench-models.js";
+import type { WrkSpec } from "../load/wrk.js";
 import { createMemberKey, GUARDRAILS_OFF, registerBenchModels } from "../gateway-setup.js";
 import type { CpuReply } from "../processes/child-control.js";
 import { startChild, type Child } from "../processes/child-process.js";
@@ -41,6 +42,8 @@ export interface WrkTargets {
   gateways: WrkTarget[];
   /** Why a store's gateway is missing, by store. */
   missing: Partial<Record<StoreName, string>>;
+  /** The fake upstream's process id (its CPU, beside the hop's, in scripts/machine-cpu-probe.ts). */
+  upstreamPid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -136,10 +139,25 @@ export async function startWrkTargets(
       },
       gateways,
       missing,
+      upstreamPid: upstream.pid,
       stop,
     };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** wrk's chat completion load on a target (FAST_MODEL): JSON, or SSE with `stream`. */
+export function chatSpec(
+  target: WrkTarget,
+  connections: number,
+  stream = false,
+): Omit<WrkSpec, "seconds"> {
+  return {
+    url: `${target.base}/chat/completions`,
+    connections,
+    headers: target.headers,
+    body: chatBody(FAST_MODEL, stream),
+  };
 }

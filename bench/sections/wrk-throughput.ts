@@ -5,7 +5,6 @@
  * floor), in interleaved rounds whose order flips every round. Ratios are taken per round
  * against the baseline of the same round, then the median over rounds.
  */
-import { chatBody, FAST_MODEL } from "../bench-models.js";
 import { median } from "../load/percentile.js";
 import {
   eventLoopSchedule,
@@ -16,7 +15,7 @@ import {
 } from "../load/thread-cpu.js";
 import { ensureWrk, runWrk, type WrkResult } from "../load/wrk.js";
 import type { Section, SectionContext, SectionReport, TargetCheck } from "./section.js";
-import { startWrkTargets, type StoreName, type WrkTarget } from "./wrk-targets.js";
+import { chatSpec, startWrkTargets, type StoreName, type WrkTarget } from "./wrk-targets.js";
 
 const CONNECTIONS = 50;
 
@@ -42,11 +41,8 @@ async function measure(wrk: string, target: WrkTarget, kind: Kind, seconds: numb
   const threadsBefore = target.pid === undefined ? undefined : await threadCpuByName(target.pid);
   const loopBefore = target.pid === undefined ? undefined : await eventLoopSchedule(target.pid);
   const result = await runWrk(wrk, {
-    url: `${target.base}/chat/completions`,
-    connections: kind === "latency" ? 1 : CONNECTIONS,
+    ...chatSpec(target, kind === "latency" ? 1 : CONNECTIONS, kind === "sse"),
     seconds,
-    headers: target.headers,
-    body: chatBody(FAST_MODEL, kind === "sse"),
   });
   const after = await target.stats?.();
   const storeAfter = await target.storeServerCpuUs?.();

@@ -25,7 +25,7 @@ test("a row longer than a piece stays whole, and surrogate pairs are never split
   const chunks = rowChunks(rows);
   t.is(chunks.join(""), rows);
   t.true(
-    chunks.includes(long) || chunks.some((c) => c.includes(long)),
+    chunks.some((c) => c.includes(long)),
     "the long row is in one piece",
   );
   for (const chunk of chunks)
