@@ -58,7 +58,11 @@ export function storeBackends(): Backend[] {
       name: "postgres",
       async open() {
         const fresh = await freshPostgresUrl();
-        const db = openPostgres({ connectionString: fresh.url, connectTimeoutMs: 30_000 });
+        const db = openPostgres({
+          connectionString: fresh.url,
+          connectTimeoutMs: 30_000,
+          auditThread: true,
+        });
         return {
           db,
           url: fresh.url,
