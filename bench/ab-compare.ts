@@ -8,9 +8,9 @@
  * /tmp/before`, with node_modules and proto/gen linked or copied in). Both trees' wrk targets are
  * started (each its own upstream, bare proxy and fresh store); every round runs each target once,
  * order reversed every other round.
- * - Default (CPU): each gateway per kind (JSON and SSE, wrk -c50). Printed: the median CPU us per
- *   request of each target, and the median over rounds of after / before of the same round (and
- *   each round's, in brackets).
+ * - Default (CPU and throughput): each gateway per kind (JSON and SSE, wrk -c50). Printed: the
+ *   median CPU us per request and req/s of each target, and the median over rounds of after /
+ *   before of the same round (and each round's, in brackets).
  * - `--latency`: JSON at wrk -c1 against direct (the upstream itself), the bare proxy and each
  *   gateway. Printed: the median over rounds of each target's p50/p90/p99/p99.9 and of its
  *   added p50/p99 over direct in the same round, and after - before of the same round.
@@ -66,13 +66,17 @@ const drive = (target: WrkTarget, connections: number, sse: boolean): Promise<Wr
     body: chatBody(FAST_MODEL, sse),
   });
 
-async function cpuPerRequest(target: WrkTarget, sse: boolean): Promise<number> {
+/** One wrk -c50 run: the target's CPU us per request, and its requests per second. */
+async function cpuPerRequest(
+  target: WrkTarget,
+  sse: boolean,
+): Promise<{ cpu: number; rps: number }> {
   const stats = target.stats;
-  if (!stats) throw new Error(`${target.name} reports no CPU`);
-  const start = await stats();
+  const start = await stats?.();
   const run = await drive(target, 50, sse);
-  const end = await stats();
-  return (end.cpuUs - start.cpuUs) / Math.max(1, run.requests);
+  const end = await stats?.();
+  const cpu = start && end ? (end.cpuUs - start.cpuUs) / Math.max(1, run.requests) : NaN;
+  return { cpu, rps: run.requestsPerSecond };
 }
 
 const push = <T>(map: Map<string, T[]>, key: string, value: T): void => {
@@ -80,25 +84,35 @@ const push = <T>(map: Map<string, T[]>, key: string, value: T): void => {
 };
 const ms = (n: number): string => n.toFixed(3).padStart(7);
 
-async function compareCpu(targets: WrkTarget[]): Promise<void> {
-  const cpu = new Map<string, number[]>();
-  for (const t of targets) for (const sse of [false, true]) await cpuPerRequest(t, sse);
-  for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? targets : [...targets].reverse();
-    for (const sse of [false, true])
-      for (const t of order)
-        push(cpu, `${t.name} ${sse ? "SSE" : "JSON"}`, await cpuPerRequest(t, sse));
-    console.log(`round ${round + 1}/${rounds} done`);
-  }
-  for (const [key, values] of cpu) {
-    const line = `${key.padEnd(40)} CPU us/req median ${median(values).toFixed(0).padStart(5)}`;
-    const previous = cpu.get(`before:${key}`);
-    const paired = previous ? values.map((v, i) => v / (previous[i] as number)) : [];
+/** Each key's median, and the median over rounds of after / before of the same round. */
+function printPaired(values: Map<string, number[]>, label: string, digits: number): void {
+  for (const [key, mine] of values) {
+    const line = `${key.padEnd(40)} ${label} median ${median(mine).toFixed(digits).padStart(7)}`;
+    const previous = values.get(`before:${key}`);
+    const paired = previous ? mine.map((v, i) => v / (previous[i] as number)) : [];
     const rounds = paired.map((r) => r.toFixed(2)).join(" ");
     console.log(
       paired.length > 0 ? `${line}   after/before ${median(paired).toFixed(3)} (${rounds})` : line,
     );
   }
+}
+
+async function compareCpu(targets: WrkTarget[]): Promise<void> {
+  const cpu = new Map<string, number[]>();
+  const rps = new Map<string, number[]>();
+  for (const t of targets) for (const sse of [false, true]) await cpuPerRequest(t, sse);
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    for (const sse of [false, true])
+      for (const t of order) {
+        const run = await cpuPerRequest(t, sse);
+        push(cpu, `${t.name} ${sse ? "SSE" : "JSON"}`, run.cpu);
+        push(rps, `${t.name} ${sse ? "SSE" : "JSON"}`, run.rps);
+      }
+    console.log(`round ${round + 1}/${rounds} done`);
+  }
+  printPaired(cpu, "CPU us/req", 0);
+  printPaired(rps, "req/s", 0);
 }
 
 async function compareLatency(targets: WrkTarget[]): Promise<void> {
