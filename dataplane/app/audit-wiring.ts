@@ -11,7 +11,6 @@ import type { Clock } from "../core/clock.js";
 import type { Logger } from "../observability/logger.js";
 import type { Metrics } from "../observability/metrics.js";
 import { AuditQuarantineRepository } from "../store/audit-quarantine-repository.js";
-import { appendAuditLines } from "../store/audit-line-append.js";
 import { AuditRepository } from "../store/audit-repository.js";
 import type { Database } from "../store/database.js";
 import { RetentionRepository } from "../store/retention-repository.js";
@@ -67,10 +66,6 @@ export async function buildAudit({
       // while more than 3 records a millisecond arrive (ingest-linger.ts).
       linger: { quietMs: 10, busyMs: 40, busyRecordsPerMs: 3 },
       onQuarantine: () => metrics.auditQuarantined.inc(),
-      // On the store's own thread (or a thread of its own for Postgres), off the event loop.
-      appendLines:
-        db.appendAuditLines?.bind(db) ??
-        ((lines, dedupe) => appendAuditLines(db, repo, lines, dedupe)),
     },
   );
   const writer = new AuditWriter(db, repo, spool, ingester, logger, {

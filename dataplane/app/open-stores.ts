@@ -25,7 +25,6 @@ export async function openStores(config: Config, logger: Logger): Promise<Stores
         connectionString: config.DATABASE_URL,
         connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
         onIdleError: (err) => logger.warn({ err: err.message }, "postgres connection lost"),
-        auditThread: true,
       })
     : await openPglite(path.resolve(config.DATA_DIR, "pgdata"), {
         memoryLogSecs: config.PGLITE_MEMORY_LOG_SECS,

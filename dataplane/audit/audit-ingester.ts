@@ -4,8 +4,7 @@ import type { Logger } from "../observability/logger.js";
 import type { AuditQuarantineRepository } from "../store/audit-quarantine-repository.js";
 import type { AuditRepository, PendingAuditRecord } from "../store/audit-repository.js";
 import type { Database } from "../store/database.js";
-import type { AuditSpool, SpoolCursor } from "./audit-spool.js";
-import { parseLines } from "./audit-spool-lines.js";
+import type { AuditSpool, SpoolCursor, SpooledLine } from "./audit-spool.js";
 import { lingerAfter, type LingerPolicy } from "./ingest-linger.js";
 import { needsEscape } from "./storable-record.js";
 
@@ -17,11 +16,6 @@ export interface IngesterOptions {
   maxRetryMs: number;
   /** Called once per quarantined record (the metric). */
   onQuarantine: () => void;
-  /**
-   * Chains and commits the records among a batch of log lines in one go; returns the lines that
-   * are not records (Database.appendAuditLines, on another thread; appendAuditLines otherwise).
-   */
-  appendLines: (lines: Uint8Array, dedupe: boolean) => Promise<string[]>;
   /**
    * After a small batch, how long to let records gather before the next one (fewer, larger store
    * transactions under load; ingest-linger.ts); skipped while a reader waits for ingestion.
@@ -135,14 +129,14 @@ export class AuditIngester {
       }
       const start = this.spool.releasedPosition;
       try {
-        await this.ingest(read.data, start < this.dedupeThrough);
+        await this.ingest(read.lines, start < this.dedupeThrough);
         this.failing = false;
         retryMs = this.options.retryMs;
         this.cursor = read.next;
         await this.spool.release(read.next, read.bytes);
         this.notifyWaiters();
         const policy = this.options.linger;
-        const linger = policy ? lingerAfter(policy, read.lines, sinceLastRead) : 0;
+        const linger = policy ? lingerAfter(policy, read.lines.length, sinceLastRead) : 0;
         if (linger > 0 && read.bytes < this.options.batchBytes / 4 && this.waiters.length === 0)
           await this.sleep(linger, false);
       } catch (err) {
@@ -161,33 +155,33 @@ export class AuditIngester {
   }
 
   /** One commit for the batch; when the store refuses it, record by record. */
-  private async ingest(data: Uint8Array, dedupe: boolean): Promise<void> {
-    let unreadable: string[];
-    try {
-      unreadable = await this.options.appendLines(data, dedupe);
-    } catch (err) {
-      if (!refusesRecord(err) || !(await this.db.ping())) throw err;
-      unreadable = await this.recordByRecord(data);
+  private async ingest(lines: SpooledLine[], dedupe: boolean): Promise<void> {
+    const records: PendingAuditRecord[] = [];
+    const unreadable: string[] = [];
+    for (const line of lines) {
+      if ("record" in line) records.push(line.record);
+      else unreadable.push(line.unreadable);
     }
+    await this.ingestRecords(records, dedupe);
     for (const line of unreadable) await this.putAside(null, line, "unreadable log line", null);
   }
 
-  /** Each record of a refused batch on its own, here; those the store refuses put aside. */
-  private async recordByRecord(data: Uint8Array): Promise<string[]> {
-    const unreadable: string[] = [];
-    for (const line of parseLines(Buffer.from(data).toString("utf8"))) {
-      if (!("record" in line)) {
-        unreadable.push(line.unreadable);
-        continue;
-      }
+  private async ingestRecords(records: PendingAuditRecord[], dedupe: boolean): Promise<void> {
+    if (records.length === 0) return;
+    try {
+      await this.repo.append(this.db, records, { dedupe });
+      return;
+    } catch (err) {
+      if (!refusesRecord(err) || !(await this.db.ping())) throw err;
+    }
+    for (const record of records) {
       try {
-        await this.repo.append(this.db, [line.record], { dedupe: true });
+        await this.repo.append(this.db, [record], { dedupe: true });
       } catch (err) {
         if (!refusesRecord(err) || !(await this.db.ping())) throw err;
-        await this.putAside(line.record, JSON.stringify(line.record), String(err), errorCode(err));
+        await this.putAside(record, JSON.stringify(record), String(err), errorCode(err));
       }
     }
-    return unreadable;
   }
 
   private async putAside(

@@ -1,3 +1,5 @@
+import type { PendingAuditRecord } from "../store/audit-repository.js";
+import type { SpooledLine } from "./audit-spool-lines.js";
 import type { SpoolCursor } from "./audit-spool-segments.js";
 
 /** At most this many bytes of recent appends are kept. */
@@ -7,24 +9,13 @@ interface RecentAppend {
   segment: number;
   offset: number;
   end: number;
-  /** The bytes appended (whole lines), and how many lines they hold. */
-  data: Uint8Array;
-  lines: number;
-}
-
-/** What the log holds from a cursor on: whole lines, in a buffer of their own. */
-export interface SpoolRead {
-  data: Uint8Array;
-  /** How many lines `data` holds. */
-  lines: number;
-  next: SpoolCursor;
-  bytes: number;
+  records: readonly PendingAuditRecord[];
 }
 
 /**
- * The audit log's latest appends, kept in memory with their bytes (about the last 8 MiB of the
- * log), so the ingester, which usually reads just behind the writer, need not read them back
- * from the segment files.
+ * The audit log's latest appends, kept in memory with their records (about the last 8 MiB of the
+ * log), so the ingester, which usually reads just behind the writer, need not read and parse them
+ * back from the segment files.
  */
 export class RecentAppends {
   private recent: RecentAppend[] = [];
@@ -50,31 +41,26 @@ export class RecentAppends {
   }
 
   /** Consecutive recent appends from exactly `at` on (up to about `maxBytes`), if remembered. */
-  readFrom(at: SpoolCursor, maxBytes: number): SpoolRead | undefined {
-    const first = this.recent.findIndex((r) => r.segment === at.segment && r.offset === at.offset);
-    if (first < 0) return undefined;
+  readFrom(
+    at: SpoolCursor,
+    maxBytes: number,
+  ): { lines: SpooledLine[]; next: SpoolCursor; bytes: number } | undefined {
+    let i = this.recent.findIndex((r) => r.segment === at.segment && r.offset === at.offset);
+    if (i < 0) return undefined;
+    const lines: SpooledLine[] = [];
     let end = at.offset;
-    let last = first;
-    let lines = 0;
-    for (let i = first; i < this.recent.length; i++) {
+    for (; i < this.recent.length; i++) {
       const r = this.recent[i] as RecentAppend;
       if (
         r.segment !== at.segment ||
         r.offset !== end ||
-        (i > first && end - at.offset >= maxBytes)
+        (lines.length > 0 && end - at.offset >= maxBytes)
       )
         break;
+      for (const record of r.records) lines.push({ record });
       end = r.end;
-      lines += r.lines;
-      last = i;
     }
-    // One buffer of its own: what crosses to the store's thread is exactly these bytes.
-    const data = new Uint8Array(end - at.offset);
-    for (let i = first; i <= last; i++) {
-      const r = this.recent[i] as RecentAppend;
-      data.set(r.data, r.offset - at.offset);
-    }
-    return { data, lines, next: { segment: at.segment, offset: end }, bytes: end - at.offset };
+    return { lines, next: { segment: at.segment, offset: end }, bytes: end - at.offset };
   }
 
   private forgetOldest(): void {

@@ -2,7 +2,7 @@ import { constants as fsConstants } from "node:fs";
 import { mkdtemp, open, readdir, readFile, readlink, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import test, { type ExecutionContext } from "ava";
+import test from "ava";
 import type { PendingAuditRecord } from "../store/audit-repository.js";
 import { encodeLines, parseLines } from "./audit-spool-lines.js";
 import { SEGMENT_BYTES } from "./audit-spool-segments.js";
@@ -14,15 +14,13 @@ const rec = (id: string) =>
     content: null,
   }) as unknown as PendingAuditRecord;
 
-async function readAll(t: ExecutionContext, spool: AuditSpool, from: SpoolCursor) {
+async function readAll(spool: AuditSpool, from: SpoolCursor) {
   const ids: string[] = [];
   let cursor = from;
   for (;;) {
     const read = await spool.read(cursor, 64);
     if (read.bytes === 0) return { ids, cursor: read.next };
-    const lines = parseLines(Buffer.from(read.data).toString("utf8"));
-    t.is(read.lines, lines.length, "the count of lines read");
-    for (const line of lines) ids.push("record" in line ? line.record.fields.id : "?");
+    for (const line of read.lines) ids.push("record" in line ? line.record.fields.id : "?");
     await spool.release(read.next, read.bytes);
     cursor = read.next;
   }
@@ -35,7 +33,7 @@ test("records appended are read back in order; what was not released is read aga
     t.true(await spool.spareReady(), "the first segment is preallocated");
     await spool.append([rec("a"), rec("b")]);
     await spool.append([rec("c")]);
-    const first = await readAll(t, spool, { segment: 0, offset: 0 });
+    const first = await readAll(spool, { segment: 0, offset: 0 });
     t.deepEqual(first.ids, ["a", "b", "c"]);
     t.true(spool.isEmpty());
     await spool.append([rec("d")]);
@@ -50,10 +48,10 @@ test("records appended are read back in order; what was not released is read aga
     await file.close();
 
     const again = await AuditSpool.open(dir, 1024 * 1024);
-    const second = await readAll(t, again, { segment: 0, offset: 0 });
+    const second = await readAll(again, { segment: 0, offset: 0 });
     t.deepEqual(second.ids, ["a", "b", "c", "d"], "the log holds until segments are released");
     await again.append([rec("e")]);
-    t.deepEqual((await readAll(t, again, second.cursor)).ids, ["e"]);
+    t.deepEqual((await readAll(again, second.cursor)).ids, ["e"]);
     t.deepEqual(
       (await readdir(dir)).filter((n) => n.endsWith(".jsonl")),
       ["00000002.jsonl", "00000003.jsonl"],
@@ -87,7 +85,7 @@ test("a full log refuses appends until the ingester releases some", async (t) =>
       instanceOf: SpoolFullError,
     });
     t.false(spool.hasRoom());
-    await readAll(t, spool, { segment: 0, offset: 0 });
+    await readAll(spool, { segment: 0, offset: 0 });
     t.true(spool.hasRoom());
     await spool.append([rec("c")]);
     await spool.close();

@@ -2,8 +2,8 @@ import { mkdir, rm, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import type { PendingAuditRecord } from "../store/audit-repository.js";
 import { claimDirectory, LOCK_FILE } from "./audit-spool-owner.js";
-import { RecentAppends, type SpoolRead } from "./audit-spool-recent.js";
-import { encodeLines, parseLines } from "./audit-spool-lines.js";
+import { RecentAppends } from "./audit-spool-recent.js";
+import { encodeLines, parseLines, type SpooledLine } from "./audit-spool-lines.js";
 import {
   createSegment,
   isPreallocated,
@@ -20,23 +20,10 @@ import {
   type SpoolCursor,
 } from "./audit-spool-segments.js";
 
-export type { SpoolRead } from "./audit-spool-recent.js";
+export type { SpooledLine } from "./audit-spool-lines.js";
 export { SpoolFullError, type SpoolCursor } from "./audit-spool-segments.js";
 
 const READ_CHUNK = 256 * 1024;
-
-const nothingAt = (at: SpoolCursor): SpoolRead => ({
-  data: new Uint8Array(0),
-  lines: 0,
-  next: at,
-  bytes: 0,
-});
-
-function countLines(data: Uint8Array): number {
-  let lines = 0;
-  for (let at = data.indexOf(10); at >= 0; at = data.indexOf(10, at + 1)) lines += 1;
-  return lines;
-}
 /**
  * The local append-only audit log: JSON lines in numbered segment files, each append durable
  * (O_DSYNC write, or write + fdatasync) before it is acknowledged (the writer passes every record
@@ -153,8 +140,7 @@ export class AuditSpool {
       segment: segment.number,
       offset: segment.bytes,
       end: segment.bytes + data.length,
-      data,
-      lines: records.length,
+      records,
     });
     segment.bytes += data.length;
     this.appendedTotal += data.length;
@@ -163,22 +149,25 @@ export class AuditSpool {
 
   /**
    * Reads whole lines from `cursor` on, up to about `maxBytes` (at least one line), never past
-   * what is durable. Returns the lines' bytes (a buffer of their own) and the cursor after them
-   * (moved to the next segment at the end of a finished one).
+   * what is durable. Returns the lines and the cursor after them (moved to the next segment at
+   * the end of a finished one).
    */
-  async read(cursor: SpoolCursor, maxBytes = READ_CHUNK): Promise<SpoolRead> {
+  async read(
+    cursor: SpoolCursor,
+    maxBytes = READ_CHUNK,
+  ): Promise<{ lines: SpooledLine[]; next: SpoolCursor; bytes: number }> {
     let at = { ...cursor };
     if (at.segment < this.released.segment) at = { ...this.released };
     for (;;) {
       const index = this.segments.findIndex((s) => s.number >= at.segment);
       const segment = this.segments[index];
-      if (!segment) return nothingAt(at);
+      if (!segment) return { lines: [], next: at, bytes: 0 };
       if (segment.number !== at.segment) at = { segment: segment.number, offset: 0 };
       const finished = index < this.segments.length - 1 || this.writing?.number !== segment.number;
       const available = segment.bytes - at.offset;
       if (available <= 0) {
         const following = this.segments[index + 1];
-        if (!finished || !following) return nothingAt(at);
+        if (!finished || !following) return { lines: [], next: at, bytes: 0 };
         at = { segment: following.number, offset: 0 };
         continue;
       }
@@ -188,21 +177,17 @@ export class AuditSpool {
       const end = chunk.lastIndexOf(10);
       if (end < 0) {
         // A torn tail (from a crash mid-append, never acknowledged) ends a finished segment.
-        if (!finished) return nothingAt(at);
-        const records = parseLines(chunk.toString("utf8")).flatMap((l) =>
-          "record" in l ? [l.record] : [],
-        );
+        if (!finished) return { lines: [], next: at, bytes: 0 };
+        const lines = parseLines(chunk.toString("utf8")).filter((l) => "record" in l);
         return {
-          data: new Uint8Array(encodeLines(records)),
-          lines: records.length,
+          lines,
           next: { segment: segment.number, offset: segment.bytes },
           bytes: chunk.length,
         };
       }
-      const data = new Uint8Array(chunk.subarray(0, end + 1));
+      const lines = parseLines(chunk.subarray(0, end).toString("utf8"));
       return {
-        data,
-        lines: countLines(data),
+        lines,
         next: { segment: segment.number, offset: at.offset + end + 1 },
         bytes: end + 1,
       };

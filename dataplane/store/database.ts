@@ -32,14 +32,6 @@ export interface Database extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Runs fn on one dedicated connection (session-level locks live as long as fn). */
   withSession<T>(fn: (session: Queryable) => Promise<T>): Promise<T>;
-  /**
-   * Chains and commits the audit records in `lines` (whole lines of the local audit log, UTF-8,
-   * as AuditRepository.append with `dedupe`) on another thread: the embedded store's own, or one
-   * with its own connection to Postgres, so the event loop that serves requests does none of the
-   * parsing, hashing or statement building. Returns the lines that are not records. Throws as
-   * append would (a refused record's SQLSTATE, or the class of a JavaScript error, kept).
-   */
-  appendAuditLines?(lines: Uint8Array, dedupe: boolean): Promise<string[]>;
   /** Cheap reachability check. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

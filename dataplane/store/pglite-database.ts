@@ -1,10 +1,13 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Database, Queryable, SqlParam } from "./database.js";
-import type { PgliteReply, PgliteRequest, PgliteWorkerData } from "./pglite-protocol.js";
+import type {
+  PgliteReply,
+  PgliteRequest,
+  PgliteWorkerData,
+  SerializedDbError,
+} from "./pglite-protocol.js";
 import { rowChunks } from "./copy-row-chunks.js";
-import { copyStatement } from "./pglite-in-thread.js";
-import { dbErrorFrom } from "./serialized-db-error.js";
 import { startWorkerWithYoungGeneration } from "./worker-young-generation.js";
 
 /** Distributes Omit over the request union, so each variant keeps its own fields. */
@@ -29,6 +32,10 @@ export interface PgliteOptions {
   vector?: boolean;
   /** Diagnostic: log the worker's memory every this many seconds (config PGLITE_MEMORY_LOG_SECS). */
   memoryLogSecs?: number;
+}
+
+function toError(error: SerializedDbError): Error {
+  return Object.assign(new Error(error.message), error.fields);
 }
 
 /**
@@ -87,7 +94,7 @@ async function startWorker(dataDir: string | undefined, options: PgliteOptions):
     if (!p) return;
     pending.delete(reply.id);
     if (reply.ok) p.resolve(reply);
-    else p.reject(dbErrorFrom(reply.error));
+    else p.reject(toError(reply.error));
   });
   await ready;
 
@@ -109,7 +116,7 @@ async function startWorker(dataDir: string | undefined, options: PgliteOptions):
       await send({ op: "exec", tx, text });
     },
     async copyRows(table, columns, rows, onlyIf) {
-      const text = copyStatement(table, columns);
+      const text = `COPY ${table} (${columns.join(", ")}) FROM '/dev/blob'`;
       const reply = await send({ op: "copy", tx, text, data: rowChunks(rows), onlyIf });
       return reply.ok && reply.rows?.length === 1;
     },
@@ -121,10 +128,6 @@ async function startWorker(dataDir: string | undefined, options: PgliteOptions):
     query: direct.query,
     exec: direct.exec,
     copyRows: direct.copyRows,
-    async appendAuditLines(lines, dedupe) {
-      const reply = await send({ op: "auditLines", data: lines, dedupe });
-      return (reply.ok && reply.unreadable) || [];
-    },
     async transaction(fn) {
       const begun = await send({ op: "begin" });
       const tx = begun.ok ? begun.tx : undefined;

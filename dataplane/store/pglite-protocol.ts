@@ -1,5 +1,3 @@
-import type { SerializedDbError } from "./serialized-db-error.js";
-
 /**
  * Messages between the request thread and the thread that owns PGlite (pglite-worker.ts).
  * Everything here crosses a structured clone: plain data, Dates and Uint8Arrays only.
@@ -19,14 +17,18 @@ export type PgliteRequest =
       data: string[];
       onlyIf?: { text: string; params: readonly unknown[] };
     }
-  /** The audit records in `data` (lines of the local audit log) chained and committed here. */
-  | { id: number; op: "auditLines"; data: Uint8Array; dedupe: boolean }
   | { id: number; op: "begin" }
   | { id: number; op: "end"; tx: number; commit: boolean }
   | { id: number; op: "close" };
 
+export interface SerializedDbError {
+  message: string;
+  /** SQLSTATE and the other fields Postgres reports, when the error came from the database. */
+  fields: Record<string, string>;
+}
+
 export type PgliteReply =
-  | { id: number; ok: true; rows?: unknown[]; tx?: number; unreadable?: string[] }
+  | { id: number; ok: true; rows?: unknown[]; tx?: number }
   | { id: number; ok: false; error: SerializedDbError };
 
 export interface PgliteWorkerData {
@@ -36,3 +38,15 @@ export interface PgliteWorkerData {
   /** Print the worker's memory to stderr every this many seconds; 0: never. */
   memoryLogSecs: number;
 }
+
+/** Field names of a Postgres error that callers may read (pg's DatabaseError has the same). */
+export const ERROR_FIELDS = [
+  "code",
+  "detail",
+  "hint",
+  "constraint",
+  "table",
+  "column",
+  "schema",
+  "severity",
+] as const;

@@ -2,12 +2,14 @@ import { mkdir } from "node:fs/promises";
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite, types, type Transaction } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
-import { appendAuditLines } from "./audit-line-append.js";
-import { AuditRepository } from "./audit-repository.js";
-import { copyInto, inThreadDatabase } from "./pglite-in-thread.js";
-import type { PgliteReply, PgliteRequest, PgliteWorkerData } from "./pglite-protocol.js";
+import {
+  ERROR_FIELDS,
+  type PgliteReply,
+  type PgliteRequest,
+  type PgliteWorkerData,
+  type SerializedDbError,
+} from "./pglite-protocol.js";
 import { startMemoryLog } from "./pglite-memory-log.js";
-import { serializeDbError } from "./serialized-db-error.js";
 
 /**
  * The thread that owns the embedded database. PGlite's WebAssembly Postgres runs here, so its work
@@ -40,14 +42,6 @@ const db = await PGlite.create(dataDir === undefined ? undefined : `file://${dat
 
 if (memoryLogSecs > 0) startMemoryLog(db, memoryLogSecs);
 
-/**
- * The audit ingestion's side of the store: it chains records here, on this thread. Its memory of
- * chain heads is a guess the store checks (audit-chain-append.ts), so appends from the request
- * thread meanwhile (AUDIT_DURABILITY=store) only cost this side a locked append.
- */
-const inThread = inThreadDatabase(db);
-const audit = new AuditRepository(inThread);
-
 interface OpenTransaction {
   tx: Transaction;
   finish: (commit: boolean) => void;
@@ -55,6 +49,17 @@ interface OpenTransaction {
 }
 const transactions = new Map<number, OpenTransaction>();
 let nextTx = 1;
+
+function serialize(err: unknown): SerializedDbError {
+  const fields: Record<string, string> = {};
+  if (err !== null && typeof err === "object") {
+    for (const name of ERROR_FIELDS) {
+      const value = (err as Record<string, unknown>)[name];
+      if (typeof value === "string") fields[name] = value;
+    }
+  }
+  return { message: err instanceof Error ? err.message : String(err), fields };
+}
 
 function target(tx: number | undefined): Pick<Transaction, "query" | "exec"> {
   if (tx === undefined) return db;
@@ -97,6 +102,19 @@ async function end(tx: number, commit: boolean): Promise<void> {
   }
 }
 
+/** COPY's rows, after `onlyIf` returned a row (or without it); true when copied. */
+async function copy(
+  q: Pick<Transaction, "query">,
+  req: Extract<PgliteRequest, { op: "copy" }>,
+): Promise<boolean> {
+  if (req.onlyIf) {
+    const check = await q.query(req.onlyIf.text, req.onlyIf.params as unknown[]);
+    if (check.rows.length === 0) return false;
+  }
+  await q.query(req.text, [], { blob: new Blob(req.data) });
+  return true;
+}
+
 async function handle(req: PgliteRequest): Promise<PgliteReply> {
   switch (req.op) {
     case "query": {
@@ -107,13 +125,10 @@ async function handle(req: PgliteRequest): Promise<PgliteReply> {
       await target(req.tx).exec(req.text);
       return { id: req.id, ok: true };
     case "copy": {
-      const tx = req.tx === undefined ? undefined : target(req.tx);
-      const copied = await copyInto(db, tx, req.text, req.data, req.onlyIf);
+      const copied = await (req.tx === undefined && req.onlyIf
+        ? db.transaction((tx) => copy(tx, req))
+        : copy(target(req.tx), req));
       return { id: req.id, ok: true, rows: copied ? [{}] : [] };
-    }
-    case "auditLines": {
-      const unreadable = await appendAuditLines(inThread, audit, req.data, req.dedupe);
-      return { id: req.id, ok: true, unreadable };
     }
     case "begin":
       return { id: req.id, ok: true, tx: await begin() };
@@ -129,7 +144,7 @@ async function handle(req: PgliteRequest): Promise<PgliteReply> {
 port.on("message", (req: PgliteRequest) => {
   handle(req).then(
     (reply) => port.postMessage(reply),
-    (err: unknown) => port.postMessage({ id: req.id, ok: false, error: serializeDbError(err) }),
+    (err: unknown) => port.postMessage({ id: req.id, ok: false, error: serialize(err) }),
   );
 });
 port.postMessage({ id: 0, ok: true });

@@ -1,6 +1,5 @@
 import pg from "pg";
 import type { Database, Queryable, SqlParam } from "./database.js";
-import { PostgresAuditThread } from "./postgres-audit-thread.js";
 
 // int8 (counts, sequence numbers) and numeric come back as numbers, as they do from PGlite.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -49,11 +48,6 @@ export interface PostgresOptions {
   connectTimeoutMs?: number;
   /** Called when an idle pooled connection fails (server restart); the pool replaces it. */
   onIdleError?: (err: Error) => void;
-  /**
-   * Offer appendAuditLines: the audit ingestion then runs on a thread of its own with one more
-   * connection (postgres-audit-thread.ts), started at its first batch. Default false.
-   */
-  auditThread?: boolean;
 }
 
 export function openPostgres(options: PostgresOptions): Database & { pool: pg.Pool } {
@@ -65,12 +59,6 @@ export function openPostgres(options: PostgresOptions): Database & { pool: pg.Po
   });
   pool.on("error", (err) => options.onIdleError?.(err));
   const direct = wrap(pool);
-  const audit = options.auditThread
-    ? new PostgresAuditThread({
-        connectionString: options.connectionString,
-        connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
-      })
-    : undefined;
   return {
     kind: "postgres",
     pool,
@@ -98,9 +86,7 @@ export function openPostgres(options: PostgresOptions): Database & { pool: pg.Po
         return false;
       }
     },
-    ...(audit && { appendAuditLines: (lines, dedupe) => audit.append(lines, dedupe) }),
     async close() {
-      await audit?.close();
       await pool.end();
     },
   };

@@ -58,11 +58,7 @@ export function storeBackends(): Backend[] {
       name: "postgres",
       async open() {
         const fresh = await freshPostgresUrl();
-        const db = openPostgres({
-          connectionString: fresh.url,
-          connectTimeoutMs: 30_000,
-          auditThread: true,
-        });
+        const db = openPostgres({ connectionString: fresh.url, connectTimeoutMs: 30_000 });
         return {
           db,
           url: fresh.url,
