@@ -39,6 +39,11 @@ export interface WrkTarget {
 export interface WrkTargets {
   direct: WrkTarget;
   baseline: WrkTarget;
+  /**
+   * The lean proxy: the baseline relaying bodies with `.pipe()` instead of `stream.pipeline`
+   * (baseline-proxy.ts), a second reference; started only with `leanProxy`.
+   */
+  leanProxy: WrkTarget | undefined;
   gateways: WrkTarget[];
   /** Why a store's gateway is missing, by store. */
   missing: Partial<Record<StoreName, string>>;
@@ -54,6 +59,8 @@ export interface WrkTargetOptions {
   gatewayProfileDir: string | undefined;
   /** Which stores to start gateways on (the soak uses only the embedded one). */
   stores: readonly StoreName[];
+  /** Also start the lean proxy (the wrk section's second reference). */
+  leanProxy?: boolean;
 }
 
 export async function startWrkTargets(
@@ -74,6 +81,13 @@ export async function startWrkTargets(
       [upstream.info.url],
     );
     children.push(baseline);
+    const lean = options.leanProxy
+      ? await startChild<{ url: string }>(here("../processes/baseline-proxy-process.ts"), [
+          upstream.info.url,
+          "pipe",
+        ])
+      : undefined;
+    if (lean) children.push(lean);
     const bearer = {
       authorization: "Bearer bench-not-checked",
       "content-type": "application/json",
@@ -136,6 +150,13 @@ export async function startWrkTargets(
         headers: bearer,
         stats: () => baseline.stats(),
         pid: baseline.pid,
+      },
+      leanProxy: lean && {
+        name: "lean-proxy",
+        base: lean.info.url,
+        headers: bearer,
+        stats: () => lean.stats(),
+        pid: lean.pid,
       },
       gateways,
       missing,

@@ -6,72 +6,14 @@
  * against the baseline of the same round, then the median over rounds.
  */
 import { median } from "../load/percentile.js";
-import {
-  eventLoopSchedule,
-  perRequestByGroup,
-  THREAD_GROUPS,
-  threadCpuByName,
-  type ThreadGroup,
-} from "../load/thread-cpu.js";
-import { ensureWrk, runWrk, type WrkResult } from "../load/wrk.js";
+import { THREAD_GROUPS } from "../load/thread-cpu.js";
+import { ensureWrk } from "../load/wrk.js";
+import { CONNECTIONS, measure, type Kind, type Run, type Runs } from "./wrk-run.js";
 import type { Section, SectionContext, SectionReport, TargetCheck } from "./section.js";
-import { chatSpec, startWrkTargets, type StoreName, type WrkTarget } from "./wrk-targets.js";
+import { startWrkTargets, type StoreName, type WrkTarget } from "./wrk-targets.js";
 
-const CONNECTIONS = 50;
-
-interface Run extends WrkResult {
-  cpuUsPerRequest: number | undefined;
-  /** The store server's own CPU per request (local Postgres); undefined for other targets. */
-  storeCpuUsPerRequest?: number | undefined;
-  /** The hop process's CPU per request by thread group (Linux, from /proc). */
-  threadCpuUsPerRequest?: Record<ThreadGroup, number> | undefined;
-  /** Share of the run the hop's event loop was on a core, in % (Linux). */
-  eventLoopOnCorePct?: number | undefined;
-  /** How long it was ready to run but waiting for a core, µs per request (Linux). */
-  eventLoopWaitUsPerRequest?: number | undefined;
-  rssMiB: number | undefined;
-}
-
-type Kind = "json" | "sse" | "latency";
-type Runs = Map<string, Run[]>;
-
-async function measure(wrk: string, target: WrkTarget, kind: Kind, seconds: number): Promise<Run> {
-  const before = await target.stats?.();
-  const storeBefore = await target.storeServerCpuUs?.();
-  const threadsBefore = target.pid === undefined ? undefined : await threadCpuByName(target.pid);
-  const loopBefore = target.pid === undefined ? undefined : await eventLoopSchedule(target.pid);
-  const result = await runWrk(wrk, {
-    ...chatSpec(target, kind === "latency" ? 1 : CONNECTIONS, kind === "sse"),
-    seconds,
-  });
-  const after = await target.stats?.();
-  const storeAfter = await target.storeServerCpuUs?.();
-  const threadsAfter = target.pid === undefined ? undefined : await threadCpuByName(target.pid);
-  const loopAfter = target.pid === undefined ? undefined : await eventLoopSchedule(target.pid);
-  const loop =
-    loopBefore && loopAfter
-      ? {
-          onCoreUs: loopAfter.onCoreUs - loopBefore.onCoreUs,
-          waitingUs: loopAfter.waitingUs - loopBefore.waitingUs,
-        }
-      : undefined;
-  const perRequest = (used: number): number => used / Math.max(1, result.requests);
-  return {
-    ...result,
-    cpuUsPerRequest: before && after ? perRequest(after.cpuUs - before.cpuUs) : undefined,
-    storeCpuUsPerRequest:
-      storeBefore !== undefined && storeAfter !== undefined
-        ? perRequest(storeAfter - storeBefore)
-        : undefined,
-    threadCpuUsPerRequest:
-      threadsBefore && threadsAfter
-        ? perRequestByGroup(threadsBefore, threadsAfter, result.requests)
-        : undefined,
-    eventLoopOnCorePct: loop ? (100 * loop.onCoreUs) / (result.seconds * 1e6) : undefined,
-    eventLoopWaitUsPerRequest: loop ? perRequest(loop.waitingUs) : undefined,
-    rssMiB: after ? after.rssBytes / 2 ** 20 : undefined,
-  };
-}
+/** The second reference's name (wrk-targets.ts). */
+const LEAN = "lean-proxy";
 
 const key = (target: string, kind: Kind): string => `${target}/${kind}`;
 const fmt = (n: number | undefined, digits = 0): string =>
@@ -141,6 +83,7 @@ function report(
   ];
   const ratios: Record<string, number | null> = {};
   const targetsMet: TargetCheck[] = [];
+  const leanNotes: string[] = [];
   for (const t of targets) {
     const json = perRound(runs, t.name, "baseline", "json", rps, ratio);
     const sse = perRound(runs, t.name, "baseline", "sse", rps, ratio);
@@ -186,6 +129,19 @@ function report(
     });
     if (withStoreRatio !== undefined)
       ratios[`${id}_cpu_with_store_server_over_baseline`] = withStoreRatio;
+    const leanJson = perRound(runs, t.name, LEAN, "json", rps, ratio);
+    if (leanJson !== undefined) {
+      const leanSse = perRound(runs, t.name, LEAN, "sse", rps, ratio);
+      const leanCpu = perRound(runs, t.name, LEAN, "json", cpu, ratio);
+      Object.assign(ratios, {
+        [`${id}_over_lean_proxy_json_rps`]: leanJson,
+        [`${id}_over_lean_proxy_sse_rps`]: leanSse ?? null,
+        [`${id}_cpu_per_request_over_lean_proxy`]: leanCpu ?? null,
+      });
+      leanNotes.push(
+        `against the lean proxy, ${t.name}: throughput JSON ${fmt(leanJson, 3)}, SSE ${fmt(leanSse, 3)}; CPU per request ${fmt(leanCpu, 2)}`,
+      );
+    }
     const goal = t.name.startsWith("gateway-off") ? 0.7 : 0.5;
     const check = (what: string, value: number | undefined, text: string, met: boolean) =>
       targetsMet.push({
@@ -205,6 +161,8 @@ function report(
     "ratios: per round against the baseline (or direct) of the same round, then the median over rounds",
     "CPU us/req: process.cpuUsage() of the hop process around each JSON run / requests served",
     "store us/req: the local Postgres server's processes (/proc) around each JSON run / requests; not in the gateway's CPU (the embedded store's worker is), but on the same cores; +store / base: both over the baseline's",
+    "lean-proxy: the baseline relaying with .pipe() instead of stream.pipeline (no DOMException per response); the targets are stated against the baseline, the lines below say the same ratios against this leaner reference",
+    ...leanNotes,
     ...threadNotes(targets, runs),
     ...Object.entries(missing).map(([store, why]) => `gateway on ${store} not measured: ${why}`),
   ];
@@ -257,12 +215,14 @@ export const wrkThroughputSection: Section = {
       postgresUrl: options.postgresUrl,
       gatewayProfileDir: options.gatewayProfileDir,
       stores,
+      leanProxy: true,
     });
     const runs: Runs = new Map();
     const record = (name: string, kind: Kind, run: Run): void => {
       runs.set(key(name, kind), [...(runs.get(key(name, kind)) ?? []), run]);
     };
-    const loaded = [targets.baseline, ...targets.gateways];
+    const lean = targets.leanProxy ? [targets.leanProxy] : [];
+    const loaded = [targets.baseline, ...lean, ...targets.gateways];
     try {
       // Warm-up (JIT, pools, caches) on both paths before anything is recorded.
       for (const t of loaded)
