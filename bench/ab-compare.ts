@@ -18,9 +18,9 @@
  */
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { chatBody, FAST_MODEL } from "./bench-models.js";
 import { median } from "./load/percentile.js";
-import { ensureWrk, runWrk, type WrkResult } from "./load/wrk.js";
+import { ensureWrk, type WrkResult } from "./load/wrk.js";
+import { measure, type Kind, type Run } from "./sections/wrk-run.js";
 import { startWrkTargets, type StoreName, type WrkTarget } from "./sections/wrk-targets.js";
 
 type Start = typeof startWrkTargets;
@@ -57,27 +57,9 @@ const gateways: WrkTarget[] = [
   ...before.gateways.map((g) => ({ ...g, name: `before:${g.name}` })),
 ];
 
-const drive = (target: WrkTarget, connections: number, sse: boolean): Promise<WrkResult> =>
-  runWrk(wrk as string, {
-    url: `${target.base}/chat/completions`,
-    connections,
-    seconds,
-    headers: target.headers,
-    body: chatBody(FAST_MODEL, sse),
-  });
-
-/** One wrk -c50 run: the target's CPU us per request, and its requests per second. */
-async function cpuPerRequest(
-  target: WrkTarget,
-  sse: boolean,
-): Promise<{ cpu: number; rps: number }> {
-  const stats = target.stats;
-  const start = await stats?.();
-  const run = await drive(target, 50, sse);
-  const end = await stats?.();
-  const cpu = start && end ? (end.cpuUs - start.cpuUs) / Math.max(1, run.requests) : NaN;
-  return { cpu, rps: run.requestsPerSecond };
-}
+/** One wrk run of `kind` (JSON or SSE at -c50, JSON latency at -c1), with the target's CPU. */
+const drive = (target: WrkTarget, kind: Kind): Promise<Run> =>
+  measure(wrk as string, target, kind, seconds);
 
 const push = <T>(map: Map<string, T[]>, key: string, value: T): void => {
   map.set(key, [...(map.get(key) ?? []), value]);
@@ -100,14 +82,15 @@ function printPaired(values: Map<string, number[]>, label: string, digits: numbe
 async function compareCpu(targets: WrkTarget[]): Promise<void> {
   const cpu = new Map<string, number[]>();
   const rps = new Map<string, number[]>();
-  for (const t of targets) for (const sse of [false, true]) await cpuPerRequest(t, sse);
+  for (const t of targets) for (const kind of ["json", "sse"] as const) await drive(t, kind);
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? targets : [...targets].reverse();
-    for (const sse of [false, true])
+    for (const kind of ["json", "sse"] as const)
       for (const t of order) {
-        const run = await cpuPerRequest(t, sse);
-        push(cpu, `${t.name} ${sse ? "SSE" : "JSON"}`, run.cpu);
-        push(rps, `${t.name} ${sse ? "SSE" : "JSON"}`, run.rps);
+        const run = await drive(t, kind);
+        const name = `${t.name} ${kind.toUpperCase()}`;
+        push(cpu, name, run.cpuUsPerRequest ?? NaN);
+        push(rps, name, run.requestsPerSecond);
       }
     console.log(`round ${round + 1}/${rounds} done`);
   }
@@ -117,10 +100,10 @@ async function compareCpu(targets: WrkTarget[]): Promise<void> {
 
 async function compareLatency(targets: WrkTarget[]): Promise<void> {
   const runs = new Map<string, WrkResult[]>();
-  for (const t of targets) await drive(t, 1, false);
+  for (const t of targets) await drive(t, "latency");
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? targets : [...targets].reverse();
-    for (const t of order) push(runs, t.name, await drive(t, 1, false));
+    for (const t of order) push(runs, t.name, await drive(t, "latency"));
     console.log(`round ${round + 1}/${rounds} done`);
   }
   const direct = runs.get("direct") ?? [];

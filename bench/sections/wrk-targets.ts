@@ -142,22 +142,17 @@ export async function startWrkTargets(
         log(`gateway on ${store} not measured: ${missing[store]}`);
       }
     }
+    const proxyTarget = (name: string, proxy: Child<{ url: string }>): WrkTarget => ({
+      name,
+      base: proxy.info.url,
+      headers: bearer,
+      stats: () => proxy.stats(),
+      pid: proxy.pid,
+    });
     return {
       direct: { name: "direct", base: upstream.info.url, headers: bearer, stats: undefined },
-      baseline: {
-        name: "baseline",
-        base: baseline.info.url,
-        headers: bearer,
-        stats: () => baseline.stats(),
-        pid: baseline.pid,
-      },
-      leanProxy: lean && {
-        name: "lean-proxy",
-        base: lean.info.url,
-        headers: bearer,
-        stats: () => lean.stats(),
-        pid: lean.pid,
-      },
+      baseline: proxyTarget("baseline", baseline),
+      leanProxy: lean && proxyTarget("lean-proxy", lean),
       gateways,
       missing,
       upstreamPid: upstream.pid,
