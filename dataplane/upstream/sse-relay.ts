@@ -1,4 +1,3 @@
-import { createHash, type Hash } from "node:crypto";
 import { GatewayError } from "../core/errors.js";
 import type { InferenceCall } from "../core/inference-call.js";
 import type { StreamPart, StreamTextFilter } from "../core/pipeline.js";
@@ -8,6 +7,7 @@ import { FilteredPart, type LogprobEntry, type PartOutput } from "./stream-part.
 import { filterToolCalls } from "./tool-call-filter.js";
 import { DeferredTokenCount } from "./deferred-token-count.js";
 import { usageFromUpstream } from "./usage.js";
+import { StreamDigest } from "./stream-digest.js";
 
 const MAX_CAPTURE = 1024 * 1024;
 const DONE = "data: [DONE]\n\n";
@@ -33,7 +33,7 @@ export class SseRelay {
   captured = "";
   private readonly completionCount = new DeferredTokenCount();
   private readonly parser = new SseParser();
-  private readonly digest: Hash = createHash("sha256");
+  private readonly digest = new StreamDigest();
   private readonly clientWantsUsage: boolean;
   private readonly openFilter: OpenFilter;
   private readonly parts = new Map<string, FilteredPart>();
@@ -105,9 +105,7 @@ export class SseRelay {
 
   /** SHA-256 of what the caller got; with `done`, the final `[DONE]` is included. */
   responseDigest(done: boolean): string {
-    const copy = this.digest.copy();
-    if (done) copy.update(DONE);
-    return copy.digest("hex");
+    return this.digest.hex(done ? DONE : "");
   }
 
   private emit(text: string): string {
