@@ -72,6 +72,7 @@ export async function buildAudit({
     durability: config.AUDIT_DURABILITY,
     maxBatch: 500,
     brokenMs: 1_000,
+    activeWaitMs: config.AUDIT_ACTIVE_WAIT_MS,
   });
   writer.start();
   new Gauge({

@@ -189,6 +189,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     meter: traced(tracing, analytics.meterStage(limits.meter), "evident.meter"),
     audit: traced(tracing, analytics.auditStage(audit.stage()), "evident.audit", true),
   });
+  // Only a lone call's audit write is waited for actively (active-wait.ts).
+  writer.waitActivelyWhen(() => pipeline.callsInProgress <= 1);
 
   const rag = await buildRag(
     { db, config, clock, logger, apiKeys, customers, guardConfig },

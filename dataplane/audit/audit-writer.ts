@@ -4,6 +4,7 @@ import type { AuditRepository, PendingAuditRecord } from "../store/audit-reposit
 import type { Database } from "../store/database.js";
 import type { AuditIngester } from "./audit-ingester.js";
 import { SpoolFullError, type AuditSpool } from "./audit-spool.js";
+import { awaitActively } from "./active-wait.js";
 
 interface Waiting {
   record: PendingAuditRecord;
@@ -24,6 +25,11 @@ export interface AuditWriterOptions {
   maxBatch: number;
   /** After a failed append to the local log, how long new calls are refused before retrying. */
   brokenMs: number;
+  /**
+   * How long a lone record's synced write to the local log is waited for with the event loop kept
+   * turning (active-wait.ts; only while `waitActivelyWhen`'s condition holds); 0: never.
+   */
+  activeWaitMs: number;
 }
 
 /** 503: the call cannot be audited now (the writer refused, or the pipeline is saturated). */
@@ -50,6 +56,7 @@ export class AuditWriter {
   private brokenUntil = 0;
   /** The latest append: once it is durable, so is every earlier one (batches run in order). */
   private latest: Promise<void> = Promise.resolve();
+  private waitActively: () => boolean = () => false;
 
   constructor(
     private readonly db: Database,
@@ -62,6 +69,15 @@ export class AuditWriter {
 
   start(): void {
     this.ingester.start();
+  }
+
+  /**
+   * When a write to the local log that holds one record is waited for actively (the event loop
+   * kept turning, for at most `activeWaitMs`): the app passes "no other call is in progress", so
+   * only a lone caller's reply gets it, and a loaded gateway never spends a core on it.
+   */
+  waitActivelyWhen(condition: () => boolean): void {
+    this.waitActively = condition;
   }
 
   get durability(): AuditDurability {
@@ -131,7 +147,9 @@ export class AuditWriter {
       }
     }
     try {
-      await this.spool.append(records);
+      const appending = this.spool.append(records);
+      const lone = records.length === 1 && this.queue.length === 0 && this.waitActively();
+      await (lone ? awaitActively(appending, this.options.activeWaitMs) : appending);
       for (const w of batch) w.resolve();
     } catch (err) {
       if (!(err instanceof SpoolFullError)) {

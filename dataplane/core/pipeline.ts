@@ -63,6 +63,9 @@ export class Pipeline {
   private readonly transforming: readonly PipelineStage[];
   private readonly filtering: readonly PipelineStage[];
   private readonly finishing: readonly PipelineStage[];
+  /** Calls admitted and not yet finished (each counted once; a WeakSet so none is kept alive). */
+  private readonly running = new WeakSet<InferenceCall>();
+  private runningCount = 0;
 
   constructor(s: PipelineStages) {
     // authenticate -> limit -> classify and guard the request -> route -> cache lookup
@@ -77,6 +80,10 @@ export class Pipeline {
 
   /** The request half: every stage's beforeForward, in order. Throws the first refusal. */
   async admit(call: InferenceCall): Promise<void> {
+    if (!this.running.has(call)) {
+      this.running.add(call);
+      this.runningCount += 1;
+    }
     requireRole(call.caller, INFERENCE_ROLES, "call models");
     for (const stage of this.admitting) await stage.beforeForward?.(call);
   }
@@ -105,15 +112,27 @@ export class Pipeline {
     return chain(filters);
   }
 
+  /**
+   * Calls between admit and the end of finish, in this process. A call admitted and never
+   * finished would stay counted; every adapter finishes what it admits (refusals included).
+   */
+  get callsInProgress(): number {
+    return this.runningCount;
+  }
+
   /** Metering and audit: runs every stage's afterCall; a failing stage does not stop the others. */
   async finish(call: InferenceCall): Promise<void> {
     const failures: unknown[] = [];
-    for (const stage of this.finishing) {
-      try {
-        await stage.afterCall?.(call);
-      } catch (err) {
-        failures.push(err);
+    try {
+      for (const stage of this.finishing) {
+        try {
+          await stage.afterCall?.(call);
+        } catch (err) {
+          failures.push(err);
+        }
       }
+    } finally {
+      if (this.running.delete(call)) this.runningCount -= 1;
     }
     const first = failures[0];
     if (first !== undefined) {
