@@ -13,7 +13,8 @@
  *   before of the same round (and each round's, in brackets).
  * - `--latency`: JSON at wrk -c1 against direct (the upstream itself), the bare proxy and each
  *   gateway. Printed: the median over rounds of each target's p50/p90/p99/p99.9 and of its
- *   added p50/p99 over direct in the same round, and after - before of the same round.
+ *   added p50/p99 over direct in the same round and its CPU per request (at c=1 that includes
+ *   whatever the process spends while it waits), and after - before of the same round.
  * Postgres: BENCH_POSTGRES_URL (default the local server).
  */
 import { resolve } from "node:path";
@@ -99,7 +100,7 @@ async function compareCpu(targets: WrkTarget[]): Promise<void> {
 }
 
 async function compareLatency(targets: WrkTarget[]): Promise<void> {
-  const runs = new Map<string, WrkResult[]>();
+  const runs = new Map<string, Run[]>();
   for (const t of targets) await drive(t, "latency");
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? targets : [...targets].reverse();
@@ -110,7 +111,7 @@ async function compareLatency(targets: WrkTarget[]): Promise<void> {
   const added = (rs: WrkResult[], pick: (r: WrkResult) => number, base: WrkResult[]) =>
     median(rs.map((r, i) => pick(r) - pick(base[i] as WrkResult)));
   console.log(
-    `${"target (wrk -c1, ms, medians over rounds)".padEnd(34)}    p50     p90     p99   p99.9  +p50 direct +p99 direct`,
+    `${"target (wrk -c1, ms, medians over rounds)".padEnd(34)}    p50     p90     p99   p99.9  +p50 direct +p99 direct  CPU us/req`,
   );
   for (const [name, rs] of runs) {
     const cols = [
@@ -121,14 +122,23 @@ async function compareLatency(targets: WrkTarget[]): Promise<void> {
     ].map((pick) => ms(median(rs.map(pick))));
     const p50 = added(rs, (r) => r.p50Ms, direct);
     const p99 = added(rs, (r) => r.p99Ms, direct);
-    console.log(`${name.padEnd(34)} ${cols.join(" ")} ${ms(p50)}     ${ms(p99)}`);
+    const cpu = median(rs.map((r) => r.cpuUsPerRequest ?? NaN));
+    console.log(
+      `${name.padEnd(34)} ${cols.join(" ")} ${ms(p50)}     ${ms(p99)}  ${cpu.toFixed(0).padStart(10)}`,
+    );
   }
   for (const g of after.gateways) {
     const mine = runs.get(g.name) ?? [];
     const theirs = runs.get(`before:${g.name}`) ?? [];
     const d50 = added(mine, (r) => r.p50Ms, theirs);
     const d99 = added(mine, (r) => r.p99Ms, theirs);
-    console.log(`${g.name.padEnd(34)} after - before: p50 ${ms(d50)} ms, p99 ${ms(d99)} ms`);
+    const lower = mine.filter((r, i) => r.p50Ms < (theirs[i] as Run).p50Ms).length;
+    const cpu = median(
+      mine.map((r, i) => (r.cpuUsPerRequest ?? NaN) / ((theirs[i] as Run).cpuUsPerRequest ?? NaN)),
+    );
+    console.log(
+      `${g.name.padEnd(34)} after - before: p50 ${ms(d50)} ms (lower in ${lower} of ${mine.length} rounds), p99 ${ms(d99)} ms; CPU per request after / before ${cpu.toFixed(3)}`,
+    );
   }
 }
 
