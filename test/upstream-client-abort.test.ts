@@ -4,24 +4,20 @@
  * still being waited for or already streaming; and the gateway serves the next call as before.
  */
 import test from "ava";
-import { startFakeUpstream, type FakeUpstream } from "./fakes/fake-openai-upstream.js";
-import { customerKey, deployModel } from "./support/inference-fixture.js";
-import { startTestApp, type RunningApp } from "./support/test-app.js";
+import type { FakeUpstream } from "./fakes/fake-openai-upstream.js";
+import { modelBehindGateway, type ModelBehindGateway } from "./support/inference-fixture.js";
+import type { RunningApp } from "./support/test-app.js";
 
+let fixture: ModelBehindGateway;
 let gateway: RunningApp;
 let upstream: FakeUpstream;
 let key: string;
 
 test.before(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startTestApp();
-  await deployModel(gateway.url, gateway.adminKey, { name: "abortable" }, upstream.url);
-  key = await customerKey(gateway.url, gateway.adminKey, "standard");
+  fixture = await modelBehindGateway("abortable", "standard");
+  ({ gateway, upstream, key } = fixture);
 });
-test.after.always(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+test.after.always(() => fixture?.close());
 
 function chat(stream: boolean, signal?: AbortSignal): Promise<Response> {
   return fetch(`${gateway.url}/v1/chat/completions`, {

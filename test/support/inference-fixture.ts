@@ -1,4 +1,5 @@
-import { call } from "./test-app.js";
+import { startFakeUpstream, type FakeUpstream } from "../fakes/fake-openai-upstream.js";
+import { call, startTestApp, type RunningApp } from "./test-app.js";
 
 export interface ModelSpec {
   name: string;
@@ -58,4 +59,30 @@ export async function customerKey(
     name: "k",
   });
   return key.json.key as string;
+}
+
+export interface ModelBehindGateway {
+  gateway: RunningApp;
+  /** The scripted fake OpenAI-compatible upstream (a test double) the model is deployed on. */
+  upstream: FakeUpstream;
+  /** A member key of a new customer of `tier`. */
+  key: string;
+  close(): Promise<void>;
+}
+
+/** A gateway on embedded defaults with one model deployed on a fresh fake upstream, and a key. */
+export async function modelBehindGateway(model: string, tier: string): Promise<ModelBehindGateway> {
+  const upstream = await startFakeUpstream();
+  const gateway = await startTestApp();
+  await deployModel(gateway.url, gateway.adminKey, { name: model }, upstream.url);
+  const key = await customerKey(gateway.url, gateway.adminKey, tier);
+  return {
+    gateway,
+    upstream,
+    key,
+    async close() {
+      await gateway.close();
+      await upstream.close();
+    },
+  };
 }
