@@ -69,3 +69,14 @@ test.serial("after clients left, the next call is answered in full", async (t) =
   const body = (await res.json()) as { choices: { message: { content: string } }[] };
   t.true((body.choices[0]?.message.content ?? "").length > 0);
 });
+
+test.serial(
+  "calls whose clients left are finished: none stays counted in progress, so a lone caller's audit write is still waited for actively",
+  async (t) => {
+    // The aborted calls' post-call work (metering, audit) may still be running just after.
+    const until = Date.now() + 5_000;
+    while (gateway.app.ctx.pipeline.callsInProgress > 0 && Date.now() < until)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    t.is(gateway.app.ctx.pipeline.callsInProgress, 0);
+  },
+);

@@ -1,4 +1,5 @@
 import { GatewayError } from "./errors.js";
+import { CallState } from "./call-state.js";
 import type { InferenceCall } from "./inference-call.js";
 import { INFERENCE_ROLES, requireRole } from "./permissions.js";
 
@@ -63,8 +64,8 @@ export class Pipeline {
   private readonly transforming: readonly PipelineStage[];
   private readonly filtering: readonly PipelineStage[];
   private readonly finishing: readonly PipelineStage[];
-  /** Calls admitted and not yet finished (each counted once; a WeakSet so none is kept alive). */
-  private readonly running = new WeakSet<InferenceCall>();
+  /** Calls admitted and not yet finished, each counted once (marked in the call's own state). */
+  private readonly running = new CallState<true>("in progress");
   private runningCount = 0;
 
   constructor(s: PipelineStages) {
@@ -81,7 +82,7 @@ export class Pipeline {
   /** The request half: every stage's beforeForward, in order. Throws the first refusal. */
   async admit(call: InferenceCall): Promise<void> {
     if (!this.running.has(call)) {
-      this.running.add(call);
+      this.running.set(call, true);
       this.runningCount += 1;
     }
     requireRole(call.caller, INFERENCE_ROLES, "call models");
@@ -123,17 +124,14 @@ export class Pipeline {
   /** Metering and audit: runs every stage's afterCall; a failing stage does not stop the others. */
   async finish(call: InferenceCall): Promise<void> {
     const failures: unknown[] = [];
-    try {
-      for (const stage of this.finishing) {
-        try {
-          await stage.afterCall?.(call);
-        } catch (err) {
-          failures.push(err);
-        }
+    for (const stage of this.finishing) {
+      try {
+        await stage.afterCall?.(call);
+      } catch (err) {
+        failures.push(err);
       }
-    } finally {
-      if (this.running.delete(call)) this.runningCount -= 1;
     }
+    if (this.running.delete(call)) this.runningCount -= 1;
     const first = failures[0];
     if (first !== undefined) {
       throw first instanceof GatewayError
