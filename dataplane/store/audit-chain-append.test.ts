@@ -22,9 +22,9 @@ function counting(db: Database): { db: Database; statements: string[] } {
     ...q,
     query: (text, params) => (note(text), q.query(text, params)),
     ...(q.copyRows && {
-      copyRows: async (table, columns, rows, onlyIf) => {
-        if (onlyIf) note(onlyIf.text);
-        const copied = (await q.copyRows?.(table, columns, rows, onlyIf)) ?? false;
+      copyRows: async (table, columns, rows, guard) => {
+        if (guard !== undefined) note(guard.split("(")[0] ?? guard);
+        const copied = (await q.copyRows?.(table, columns, rows, guard)) ?? false;
         if (copied) note(`COPY ${table}`);
         return copied;
       },
@@ -45,7 +45,7 @@ function counting(db: Database): { db: Database; statements: string[] } {
 /** What appending after a head checked in the store costs: one statement, or with COPY
  * (PGlite) one message that moves the head and COPYs the rows. */
 const afterHead = (db: Database) =>
-  db.copyRows ? ["UPDATE audit_chain_heads", "COPY audit_records"] : ["WITH head"];
+  db.copyRows ? ["SELECT audit_move_head", "COPY audit_records"] : ["WITH head"];
 
 for (const backend of storeBackends()) {
   test(`${backend.name}: two writers on one store (replicas) extend one chain; a head moved by the other is noticed, and a batch of a known head is one statement (one message with COPY)`, async (t) => {
@@ -64,7 +64,7 @@ for (const backend of storeBackends()) {
       statements.length = 0;
       await first.append(db, records("c_a", 5)); // head moved by `second`: checked, then locked
       // The check finds the head moved: nothing copied, then the locked append.
-      const moved = db.copyRows ? ["UPDATE audit_chain_heads"] : ["WITH head"];
+      const moved = db.copyRows ? ["SELECT audit_move_head"] : ["WITH head"];
       t.deepEqual(statements, [...moved, "BEGIN", "INSERT INTO", ...afterHead(db)]);
       await Promise.all([
         first.append(db, records("c_a", 6)),
@@ -101,6 +101,33 @@ for (const backend of storeBackends()) {
       const report = await verifyChain(repo.chain("c_r"));
       t.true(report.ok, JSON.stringify(report.first_broken));
       t.is(report.checked, 5);
+    } finally {
+      await store.drop();
+    }
+  });
+}
+
+for (const backend of storeBackends()) {
+  test(`${backend.name}: customer ids with quotes, dollar quotes, backslashes and SQL in them get their own chains (the embedded store writes them into its guard as literals)`, async (t) => {
+    const store = await backend.open();
+    try {
+      await migrate(store.db);
+      const ids = ["c'q", "c$fn$x", "c\\b", "c'); DROP TABLE audit_records; --"];
+      const first = new AuditRepository(store.db);
+      const second = new AuditRepository(store.db);
+      for (const id of ids) {
+        await first.append(store.db, records(id, 2)); // a new chain: locked
+        await first.append(store.db, records(id, 3)); // the head remembered: the guard alone
+        await second.append(store.db, records(id, 1)); // moves the head behind first's back
+        await first.append(store.db, records(id, 2)); // the guard refuses; then locked
+      }
+      for (const id of ids) {
+        const report = await verifyChain(first.chain(id));
+        t.true(report.ok, `${id}: ${JSON.stringify(report.first_broken)}`);
+        t.is(report.checked, 8, id);
+      }
+      const heads = await first.heads();
+      t.deepEqual(heads.map((h) => h.customer_id).sort(), [...ids].sort());
     } finally {
       await store.drop();
     }

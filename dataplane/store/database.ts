@@ -12,8 +12,9 @@ export interface Queryable {
   /**
    * Loads rows into `table` with COPY, from `rows` in Postgres' text format (a line per row,
    * columns in `columns` order separated by tabs, `\N` for null, backslash escapes). With
-   * `onlyIf`, that statement runs first and the rows are copied only if it returned a row, both
-   * in one transaction (the caller's, when called on one). True when the rows were copied.
+   * `guard`, a statement without parameters (copy-guard.ts) runs first, both in one transaction
+   * (the caller's, when called on one); if it raises GUARD_REFUSED nothing is copied and the
+   * answer is false (a caller's transaction is then aborted). True when the rows were copied.
    * Only where the store offers it cheaply (PGlite, one message to its thread); callers fall back
    * to INSERT where it is undefined. `table` and `columns` go into the statement as they are:
    * constants only.
@@ -22,7 +23,7 @@ export interface Queryable {
     table: string,
     columns: readonly string[],
     rows: string,
-    onlyIf?: { text: string; params: readonly SqlParam[] },
+    guard?: string,
   ): Promise<boolean>;
 }
 

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import test from "ava";
 import { openPglite } from "./pglite-database.js";
+import { GUARD_REFUSED } from "./copy-guard.js";
 
 test("embedded database in its worker thread: a failed transaction rolls back and keeps its SQLSTATE", async (t) => {
   const db = await openPglite(undefined);
@@ -65,19 +66,24 @@ test("embedded database in its worker thread: values cross the thread intact, an
   }
 });
 
-test("embedded database in its worker thread: COPY rows go in only when the guard returns a row, and a failing COPY undoes the guard", async (t) => {
+test("embedded database in its worker thread: COPY rows go in only when the guard does not refuse, and a failing COPY undoes the guard", async (t) => {
   const db = await openPglite(undefined);
   try {
     await db.exec(`CREATE TABLE head (n int NOT NULL); INSERT INTO head VALUES (0);
-                   CREATE TABLE items (id int PRIMARY KEY, note text)`);
-    const guard = (from: number, to: number) => ({
-      text: "UPDATE head SET n = $2 WHERE n = $1 RETURNING n",
-      params: [from, to],
-    });
+                   CREATE TABLE items (id int PRIMARY KEY, note text);
+                   CREATE FUNCTION move_head(f int, t int) RETURNS void LANGUAGE plpgsql AS $$
+                   BEGIN
+                     UPDATE head SET n = t WHERE n = f;
+                     IF NOT FOUND THEN RAISE EXCEPTION 'moved' USING ERRCODE = '${GUARD_REFUSED}'; END IF;
+                   END $$`);
+    const guard = (from: number, to: number) => `SELECT move_head(${from}, ${to})`;
     const copy = db.copyRows?.bind(db);
     if (!copy) return t.fail("PGlite offers COPY");
     t.true(await copy("items", ["id", "note"], "1\ttab\\there\n2\t\\N\n", guard(0, 1)));
     t.false(await copy("items", ["id", "note"], "3\tstale\n", guard(0, 2)));
+    // Any other error of the guard is an error, not a refusal.
+    const broken = await t.throwsAsync(copy("items", ["id", "note"], "3\tx\n", "SELECT 1/0"));
+    t.is((broken as Error & { code?: string }).code, "22012");
     const duplicate = await t.throwsAsync(
       copy("items", ["id", "note"], "4\tx\n1\ty\n", guard(1, 2)),
     );
@@ -95,6 +101,16 @@ test("embedded database in its worker thread: COPY rows go in only when the guar
       }),
     );
     t.deepEqual(await db.query("SELECT count(*)::int AS c FROM items"), [{ c: 2 }]);
+    // A refusal inside a caller's transaction: false, and nothing of that transaction is kept.
+    await t.throwsAsync(
+      db.transaction(async (tx) => {
+        await tx.query("INSERT INTO items VALUES (6, 'before the guard')");
+        t.false(await tx.copyRows?.("items", ["id", "note"], "7\tstale\n", guard(0, 9)));
+        throw new Error("head moved");
+      }),
+    );
+    t.deepEqual(await db.query("SELECT count(*)::int AS c FROM items"), [{ c: 2 }]);
+    t.deepEqual(await db.query("SELECT n FROM head"), [{ n: 1 }]);
   } finally {
     await db.close();
   }

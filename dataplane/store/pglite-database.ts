@@ -115,9 +115,9 @@ async function startWorker(dataDir: string | undefined, options: PgliteOptions):
     async exec(text: string) {
       await send({ op: "exec", tx, text });
     },
-    async copyRows(table, columns, rows, onlyIf) {
+    async copyRows(table, columns, rows, guard) {
       const text = `COPY ${table} (${columns.join(", ")}) FROM '/dev/blob'`;
-      const reply = await send({ op: "copy", tx, text, data: rowChunks(rows), onlyIf });
+      const reply = await send({ op: "copy", tx, text, data: rowChunks(rows), guard });
       return reply.ok && reply.rows?.length === 1;
     },
   });

@@ -6,8 +6,9 @@ export type PgliteRequest =
   | { id: number; op: "query"; tx?: number; text: string; params: readonly unknown[] }
   | { id: number; op: "exec"; tx?: number; text: string }
   /**
-   * A COPY ... FROM '/dev/blob' statement fed `data` (COPY text format); with `onlyIf`, only if
-   * that query returns a row, in one transaction. Replies with rows [{}] when copied, [] if not.
+   * A COPY ... FROM '/dev/blob' statement fed `data` (COPY text format); with `guard` (no
+   * parameters) run first, in one simple-protocol message (one transaction, or the caller's).
+   * Replies with rows [{}] when copied, [] when the guard raised GUARD_REFUSED (copy-guard.ts).
    */
   | {
       id: number;
@@ -15,7 +16,7 @@ export type PgliteRequest =
       tx?: number;
       text: string;
       data: string[];
-      onlyIf?: { text: string; params: readonly unknown[] };
+      guard?: string;
     }
   | { id: number; op: "begin" }
   | { id: number; op: "end"; tx: number; commit: boolean }

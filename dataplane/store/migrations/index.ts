@@ -13,6 +13,7 @@ import { sql as analyticsRollups } from "./0014-analytics-rollups.js";
 import { sql as rag } from "./0015-rag.js";
 import { sql as realtimeModality } from "./0016-realtime-modality.js";
 import { sql as feedbackAndCacheScanIndex } from "./0018-feedback-and-cache-scan-index.js";
+import { sql as auditMoveHead } from "./0019-audit-move-head.js";
 
 export interface Migration {
   id: number;
@@ -37,4 +38,5 @@ export const migrations: readonly Migration[] = [
   { id: 15, name: "rag", sql: rag },
   { id: 16, name: "realtime-modality", sql: realtimeModality },
   { id: 18, name: "feedback-and-cache-scan-index", sql: feedbackAndCacheScanIndex },
+  { id: 19, name: "audit-move-head", sql: auditMoveHead },
 ];
