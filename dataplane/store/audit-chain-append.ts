@@ -5,6 +5,7 @@ import {
   GENESIS_HASH,
   sha256Hex,
 } from "../audit/audit-record.js";
+import { CopyRowPieces } from "./copy-row-chunks.js";
 import { copyText } from "./copy-text.js";
 import { sqlIntegerLiteral, sqlTextLiteral } from "./copy-guard.js";
 import type { Queryable } from "./database.js";
@@ -133,21 +134,22 @@ const COPY_COLUMNS = [
   "hash",
 ] as const;
 
-/** The records chained after `head` as COPY text rows (COPY_COLUMNS), and the new head. */
+/** The records chained after `head` as COPY text rows (COPY_COLUMNS) in pieces, and the new head. */
 function chainAfterAsCopy(
   customerId: string,
   head: ChainHead,
   records: readonly PendingAuditRecord[],
-): { rows: string; head: ChainHead } {
+): { rows: string[]; head: ChainHead } {
   const customer = copyText(customerId);
-  let rows = "";
+  const rows = new CopyRowPieces();
   const next = chainRows(head, records, (r) => {
     const content = r.content === null ? "\\N" : copyText(r.content);
-    rows +=
+    rows.add(
       `${copyText(r.id)}\t${customer}\t${r.seq}\t${copyText(r.occurredAt)}\t` +
-      `${copyText(r.fields)}\t${content}\t${r.digest}\t${r.prevHash}\t${r.hash}\n`;
+        `${copyText(r.fields)}\t${content}\t${r.digest}\t${r.prevHash}\t${r.hash}\n`,
+    );
   });
-  return { rows, head: next };
+  return { rows: rows.pieces(), head: next };
 }
 
 /** True when the store loads rows by COPY (PGlite). */

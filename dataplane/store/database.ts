@@ -11,7 +11,8 @@ export interface Queryable {
   exec(text: string): Promise<void>;
   /**
    * Loads rows into `table` with COPY, from `rows` in Postgres' text format (a line per row,
-   * columns in `columns` order separated by tabs, `\N` for null, backslash escapes). With
+   * columns in `columns` order separated by tabs, `\N` for null, backslash escapes), in pieces of
+   * whole rows (CopyRowPieces: no string of a whole batch). With
    * `guard`, a statement without parameters (copy-guard.ts) runs first, both in one transaction
    * (the caller's, when called on one); if it raises GUARD_REFUSED nothing is copied and the
    * answer is false (a caller's transaction is then aborted). True when the rows were copied.
@@ -22,7 +23,7 @@ export interface Queryable {
   copyRows?(
     table: string,
     columns: readonly string[],
-    rows: string,
+    rows: readonly string[],
     guard?: string,
   ): Promise<boolean>;
 }

@@ -79,13 +79,13 @@ test("embedded database in its worker thread: COPY rows go in only when the guar
     const guard = (from: number, to: number) => `SELECT move_head(${from}, ${to})`;
     const copy = db.copyRows?.bind(db);
     if (!copy) return t.fail("PGlite offers COPY");
-    t.true(await copy("items", ["id", "note"], "1\ttab\\there\n2\t\\N\n", guard(0, 1)));
-    t.false(await copy("items", ["id", "note"], "3\tstale\n", guard(0, 2)));
+    t.true(await copy("items", ["id", "note"], ["1\ttab\\there\n", "2\t\\N\n"], guard(0, 1)));
+    t.false(await copy("items", ["id", "note"], ["3\tstale\n"], guard(0, 2)));
     // Any other error of the guard is an error, not a refusal.
-    const broken = await t.throwsAsync(copy("items", ["id", "note"], "3\tx\n", "SELECT 1/0"));
+    const broken = await t.throwsAsync(copy("items", ["id", "note"], ["3\tx\n"], "SELECT 1/0"));
     t.is((broken as Error & { code?: string }).code, "22012");
     const duplicate = await t.throwsAsync(
-      copy("items", ["id", "note"], "4\tx\n1\ty\n", guard(1, 2)),
+      copy("items", ["id", "note"], ["4\tx\n", "1\ty\n"], guard(1, 2)),
     );
     t.is((duplicate as Error & { code?: string }).code, "23505");
     t.deepEqual(await db.query("SELECT n FROM head"), [{ n: 1 }]);
@@ -96,7 +96,7 @@ test("embedded database in its worker thread: COPY rows go in only when the guar
     // Inside a caller's transaction: rolled back with it.
     await t.throwsAsync(
       db.transaction(async (tx) => {
-        t.true(await tx.copyRows?.("items", ["id", "note"], "5\tin tx\n", guard(1, 5)));
+        t.true(await tx.copyRows?.("items", ["id", "note"], ["5\tin tx\n"], guard(1, 5)));
         throw new Error("caller gave up");
       }),
     );
@@ -105,7 +105,7 @@ test("embedded database in its worker thread: COPY rows go in only when the guar
     await t.throwsAsync(
       db.transaction(async (tx) => {
         await tx.query("INSERT INTO items VALUES (6, 'before the guard')");
-        t.false(await tx.copyRows?.("items", ["id", "note"], "7\tstale\n", guard(0, 9)));
+        t.false(await tx.copyRows?.("items", ["id", "note"], ["7\tstale\n"], guard(0, 9)));
         throw new Error("head moved");
       }),
     );

@@ -7,7 +7,6 @@ import type {
   PgliteWorkerData,
   SerializedDbError,
 } from "./pglite-protocol.js";
-import { rowChunks } from "./copy-row-chunks.js";
 import { startWorkerWithYoungGeneration } from "./worker-young-generation.js";
 
 /** Distributes Omit over the request union, so each variant keeps its own fields. */
@@ -117,7 +116,7 @@ async function startWorker(dataDir: string | undefined, options: PgliteOptions):
     },
     async copyRows(table, columns, rows, guard) {
       const text = `COPY ${table} (${columns.join(", ")}) FROM '/dev/blob'`;
-      const reply = await send({ op: "copy", tx, text, data: rowChunks(rows), guard });
+      const reply = await send({ op: "copy", tx, text, data: [...rows], guard });
       return reply.ok && reply.rows?.length === 1;
     },
   });
