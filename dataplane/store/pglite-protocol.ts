@@ -18,6 +18,11 @@ export type PgliteRequest =
       data: string[];
       guard?: string;
     }
+  /**
+   * Pieces of the data of the "copy" with the same id, posted ahead of it (no reply): every
+   * message stays small. The copy's own `data` follows them.
+   */
+  | { id: number; op: "stage"; data: string[] }
   | { id: number; op: "begin" }
   | { id: number; op: "end"; tx: number; commit: boolean }
   | { id: number; op: "close" };

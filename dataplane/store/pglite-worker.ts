@@ -112,10 +112,11 @@ async function end(tx: number, commit: boolean): Promise<void> {
 async function copy(
   q: Pick<Transaction, "exec">,
   req: Extract<PgliteRequest, { op: "copy" }>,
+  ahead: readonly string[],
 ): Promise<boolean> {
   try {
     await q.exec(req.guard === undefined ? req.text : `${req.guard};\n${req.text}`, {
-      blob: new Blob(req.data),
+      blob: new Blob([...ahead, ...req.data]),
     });
     return true;
   } catch (err) {
@@ -127,7 +128,10 @@ async function copy(
 const sqlStateOf = (err: unknown): unknown =>
   err !== null && typeof err === "object" ? (err as { code?: unknown }).code : undefined;
 
-async function handle(req: PgliteRequest): Promise<PgliteReply> {
+async function handle(
+  req: Exclude<PgliteRequest, { op: "stage" }>,
+  ahead: readonly string[],
+): Promise<PgliteReply> {
   switch (req.op) {
     case "query": {
       const res = await target(req.tx).query(req.text, req.params as unknown[]);
@@ -137,7 +141,7 @@ async function handle(req: PgliteRequest): Promise<PgliteReply> {
       await target(req.tx).exec(req.text);
       return { id: req.id, ok: true };
     case "copy": {
-      const copied = await copy(target(req.tx), req);
+      const copied = await copy(target(req.tx), req, ahead);
       return { id: req.id, ok: true, rows: copied ? [{}] : [] };
     }
     case "begin":
@@ -151,8 +155,19 @@ async function handle(req: PgliteRequest): Promise<PgliteReply> {
   }
 }
 
+/** Data pieces posted ahead of their "copy" (op "stage"), by its id. */
+const staged = new Map<number, string[]>();
+
 port.on("message", (req: PgliteRequest) => {
-  handle(req).then(
+  if (req.op === "stage") {
+    const pieces = staged.get(req.id);
+    if (pieces) pieces.push(...req.data);
+    else staged.set(req.id, [...req.data]);
+    return;
+  }
+  const ahead = staged.get(req.id) ?? [];
+  staged.delete(req.id);
+  handle(req, ahead).then(
     (reply) => port.postMessage(reply),
     (err: unknown) => port.postMessage({ id: req.id, ok: false, error: serialize(err) }),
   );
