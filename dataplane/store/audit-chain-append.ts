@@ -5,7 +5,7 @@ import {
   GENESIS_HASH,
   sha256Hex,
 } from "../audit/audit-record.js";
-import { CopyRowPieces } from "./copy-row-chunks.js";
+import { CopyRowPieces } from "./copy-row-pieces.js";
 import { copyText } from "./copy-text.js";
 import { sqlIntegerLiteral, sqlTextLiteral } from "./copy-guard.js";
 import type { Queryable } from "./database.js";

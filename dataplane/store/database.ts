@@ -12,10 +12,10 @@ export interface Queryable {
   /**
    * Loads rows into `table` with COPY, from `rows` in Postgres' text format (a line per row,
    * columns in `columns` order separated by tabs, `\N` for null, backslash escapes), in pieces of
-   * whole rows (CopyRowPieces: no string of a whole batch). With
-   * `guard`, a statement without parameters (copy-guard.ts) runs first, both in one transaction
-   * (the caller's, when called on one); if it raises GUARD_REFUSED nothing is copied and the
-   * answer is false (a caller's transaction is then aborted). True when the rows were copied.
+   * whole rows (CopyRowPieces: no string of a whole batch). With `guard`, a statement without
+   * parameters (copy-guard.ts) runs first, both in one transaction (the caller's, when called on
+   * one); if it raises GUARD_REFUSED nothing is copied and the answer is false (a caller's
+   * transaction is then aborted). True when the rows were copied.
    * Only where the store offers it cheaply (PGlite, one message to its thread); callers fall back
    * to INSERT where it is undefined. `table` and `columns` go into the statement as they are:
    * constants only.
@@ -37,4 +37,11 @@ export interface Database extends Queryable {
   /** Cheap reachability check. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** The SQLSTATE of a store error (Postgres' and PGlite's alike), if it has one. */
+export function sqlStateOf(err: unknown): string | undefined {
+  return typeof err === "object" && err !== null && "code" in err && typeof err.code === "string"
+    ? err.code
+    : undefined;
 }

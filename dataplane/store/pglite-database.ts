@@ -121,9 +121,10 @@ async function startWorker(dataDir: string | undefined, options: PgliteOptions):
       // One piece a message: a message's serialised form (up to 64 KB a piece) stays under glibc's
       // mmap threshold (the start script's 128 KiB); one message of a whole batch (150-500 KB) was
       // mapped, faulted in page by page and unmapped each time (docs/benchmarks.md, fourteenth pass).
-      const last = rows.length > 0 ? rows.length - 1 : 0;
-      const data = rows.slice(last);
-      const reply = await send({ op: "copy", tx, text, data, guard }, rows.slice(0, last));
+      const reply = await send(
+        { op: "copy", tx, text, data: rows.slice(-1), guard },
+        rows.slice(0, -1),
+      );
       return reply.ok && reply.rows?.length === 1;
     },
   });

@@ -11,6 +11,7 @@ import {
 } from "./pglite-protocol.js";
 import { startMemoryLog } from "./pglite-memory-log.js";
 import { GUARD_REFUSED } from "./copy-guard.js";
+import { sqlStateOf } from "./database.js";
 
 /**
  * The thread that owns the embedded database. PGlite's WebAssembly Postgres runs here, so its work
@@ -112,11 +113,10 @@ async function end(tx: number, commit: boolean): Promise<void> {
 async function copy(
   q: Pick<Transaction, "exec">,
   req: Extract<PgliteRequest, { op: "copy" }>,
-  ahead: readonly string[],
 ): Promise<boolean> {
   try {
     await q.exec(req.guard === undefined ? req.text : `${req.guard};\n${req.text}`, {
-      blob: new Blob([...ahead, ...req.data]),
+      blob: new Blob(req.data),
     });
     return true;
   } catch (err) {
@@ -125,13 +125,7 @@ async function copy(
   }
 }
 
-const sqlStateOf = (err: unknown): unknown =>
-  err !== null && typeof err === "object" ? (err as { code?: unknown }).code : undefined;
-
-async function handle(
-  req: Exclude<PgliteRequest, { op: "stage" }>,
-  ahead: readonly string[],
-): Promise<PgliteReply> {
+async function handle(req: Exclude<PgliteRequest, { op: "stage" }>): Promise<PgliteReply> {
   switch (req.op) {
     case "query": {
       const res = await target(req.tx).query(req.text, req.params as unknown[]);
@@ -141,7 +135,7 @@ async function handle(
       await target(req.tx).exec(req.text);
       return { id: req.id, ok: true };
     case "copy": {
-      const copied = await copy(target(req.tx), req, ahead);
+      const copied = await copy(target(req.tx), req);
       return { id: req.id, ok: true, rows: copied ? [{}] : [] };
     }
     case "begin":
@@ -165,9 +159,10 @@ port.on("message", (req: PgliteRequest) => {
     else staged.set(req.id, [...req.data]);
     return;
   }
-  const ahead = staged.get(req.id) ?? [];
+  const ahead = staged.get(req.id);
   staged.delete(req.id);
-  handle(req, ahead).then(
+  const whole = ahead && req.op === "copy" ? { ...req, data: [...ahead, ...req.data] } : req;
+  handle(whole).then(
     (reply) => port.postMessage(reply),
     (err: unknown) => port.postMessage({ id: req.id, ok: false, error: serialize(err) }),
   );

@@ -1,5 +1,5 @@
 import { GatewayError } from "../core/errors.js";
-import type { Database, SqlParam } from "./database.js";
+import { sqlStateOf, type Database, type SqlParam } from "./database.js";
 import {
   exactDotProduct,
   pgvectorDistance,
@@ -110,12 +110,6 @@ export function anyLexemeQuery(lexemes: readonly string[]): string {
  */
 /** Postgres' SQLSTATE for a statement stopped by statement_timeout. */
 const QUERY_CANCELED = "57014";
-
-function sqlStateOf(err: unknown): string | undefined {
-  return typeof err === "object" && err !== null && "code" in err && typeof err.code === "string"
-    ? err.code
-    : undefined;
-}
 
 export class RagSearchRepository {
   constructor(

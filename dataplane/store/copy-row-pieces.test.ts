@@ -1,5 +1,5 @@
 import test from "ava";
-import { CopyRowPieces } from "./copy-row-chunks.js";
+import { CopyRowPieces } from "./copy-row-pieces.js";
 
 const row = (i: number, width: number) => `${i}\t${"x".repeat(width)}\n`;
 
