@@ -13,7 +13,12 @@ export interface StreamFilterResult {
 
 /** Rewrites streamed completion text as it passes (guardrails on output). */
 export interface StreamTextFilter {
-  push(text: string): StreamFilterResult;
+  /**
+   * `ahead`: the rest of this part's text that came in the same read from the upstream, to be
+   * pushed next, unchanged. A filter may look at it (one scan for text that arrived together) but
+   * must not release any of it before it is pushed.
+   */
+  push(text: string, ahead?: string): StreamFilterResult;
   end(): StreamFilterResult;
 }
 
@@ -150,14 +155,21 @@ function chain(filters: StreamTextFilter[]): StreamTextFilter {
   if (filters.length === 0) return { push: (text) => ({ emit: text }), end: () => ({ emit: "" }) };
   if (filters.length === 1) return filters[0] as StreamTextFilter;
   return {
-    push(text) {
+    push(text, ahead) {
       let current = text;
+      let rest = ahead;
+      // What the filter that holds text back (the output guard) has released of the original.
+      let consumed: number | undefined;
       for (const f of filters) {
-        const r = f.push(current);
+        const r = f.push(current, rest);
         if (r.refusal) return r;
+        // The text ahead is still what the next filter will be pushed only if this one passed
+        // its text through unchanged.
+        if (r.emit !== current) rest = undefined;
         current = r.emit;
+        consumed = r.consumed ?? consumed;
       }
-      return { emit: current };
+      return consumed === undefined ? { emit: current } : { emit: current, consumed };
     },
     end() {
       let carry = "";

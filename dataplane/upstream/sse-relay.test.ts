@@ -125,3 +125,43 @@ test("a client that asked for usage keeps the usage chunk and usage keys", (t) =
   t.true(events.every((e) => "usage" in e));
   t.deepEqual(events.at(-1)?.choices, []);
 });
+
+test("events that arrive in one read reach each choice's filter with that choice's text ahead, and go out as they would one read each", (t) => {
+  const stream = [
+    chunk(0, { role: "assistant", content: "" }),
+    chunk(0, { content: "a sec" }),
+    chunk(1, { content: "b." }),
+    chunk(0, { content: "ret." }),
+    chunk(0, {}, { finish_reason: "stop" }),
+    chunk(1, {}, { finish_reason: "stop" }),
+  ];
+  const seen: [number, string, string | undefined][] = [];
+  const relayOf = () =>
+    new SseRelay(callWith({}), (part) => {
+      const filter = holdUntilDot();
+      return {
+        push(text, ahead) {
+          seen.push([part.choice, text, ahead]);
+          return filter.push(text, ahead);
+        },
+        end: () => filter.end(),
+      };
+    });
+  const oneRead = relayOf();
+  const bytes = new TextEncoder().encode(
+    stream.map((c) => `data: ${JSON.stringify(c)}\n\n`).join(""),
+  );
+  const together = oneRead.push(bytes) + oneRead.end();
+  t.deepEqual(seen, [
+    [0, "", "a secret."],
+    [0, "a sec", "ret."],
+    [1, "b.", ""],
+    [0, "ret.", ""],
+  ]);
+  const apart = relayOf();
+  let out = "";
+  for (const c of stream) out += apart.push(event(c));
+  out += apart.end();
+  t.is(together, out);
+  t.regex(together, /a \[X\]\./);
+});

@@ -3,6 +3,7 @@ import type { InferenceCall } from "../core/inference-call.js";
 import type { StreamPart, StreamTextFilter } from "../core/pipeline.js";
 import { formatSseEvent, SseParser, type SseEvent } from "./sse-parser.js";
 import { entriesOf, isJson, type Json } from "./stream-chunk-json.js";
+import { aheadKey, parseData, textAhead, type TextAhead } from "./text-ahead.js";
 import { FilteredPart, type LogprobEntry, type PartOutput } from "./stream-part.js";
 import { filterToolCalls } from "./tool-call-filter.js";
 import { DeferredTokenCount } from "./deferred-token-count.js";
@@ -65,7 +66,6 @@ export class SseRelay {
 
   /** The text to send the caller for one upstream chunk; stops at a refusal or a broken stream. */
   push(chunk: Uint8Array): string {
-    let out = "";
     let events: SseEvent[];
     try {
       events = this.parser.push(chunk);
@@ -73,20 +73,29 @@ export class SseRelay {
       this.broken = badStream("an event larger than 4 MiB");
       return "";
     }
-    for (const event of events) {
-      out += this.relayEvent(event);
+    return this.emit(this.relayEvents(events));
+  }
+
+  /**
+   * The events of one read, in order, until a stop. All are parsed first, so each choice's text
+   * goes through its filter with the rest of that choice's text in this read (`ahead`): what
+   * arrived together is scanned together, and each chunk still carries its own text.
+   */
+  private relayEvents(events: readonly SseEvent[]): string {
+    let out = "";
+    const parsed = events.map(parseData);
+    const ahead = textAhead(parsed);
+    for (let i = 0; i < events.length; i++) {
+      out += this.relayEvent(events[i] as SseEvent, parsed[i], ahead[i]);
       if (this.stopped) break;
     }
-    return this.emit(out);
+    return out;
   }
 
   /** The upstream ended: the rest of the events, held text, then `[DONE]`. */
   end(): string {
-    let out = "";
-    for (const event of this.parser.end()) {
-      out += this.relayEvent(event);
-      if (this.stopped) return this.emit(out);
-    }
+    let out = this.relayEvents(this.parser.end());
+    if (this.stopped) return this.emit(out);
     for (const index of [...this.seen].sort((a, b) => a - b)) {
       out += this.flushChoice(index, this.lastMeta);
       if (this.stopped) return this.emit(out);
@@ -113,16 +122,11 @@ export class SseRelay {
     return text;
   }
 
-  private relayEvent(event: SseEvent): string {
+  /** One event, `parsed` its data (parseData), `ahead` its choices' text ahead (textAhead). */
+  private relayEvent(event: SseEvent, parsed: unknown, ahead: TextAhead | undefined): string {
     if (event.data === "[DONE]") {
       this.sawDone = true;
       return "";
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(event.data);
-    } catch {
-      parsed = undefined;
     }
     if (!isJson(parsed)) {
       this.broken = badStream("the backend sent an event that is not JSON");
@@ -151,7 +155,7 @@ export class SseRelay {
     let before = "";
     const kept: Json[] = [];
     for (const choice of choices) {
-      const result = this.relayChoice(choice, meta);
+      const result = this.relayChoice(choice, meta, ahead);
       if (this.stopped) return before;
       before += result.before;
       if (result.keep) kept.push(choice);
@@ -174,9 +178,14 @@ export class SseRelay {
     return part;
   }
 
-  private pushText(part: FilteredPart, text: string, entries?: LogprobEntry[]): PartOutput {
+  private pushText(
+    part: FilteredPart,
+    text: string,
+    entries?: LogprobEntry[],
+    ahead = "",
+  ): PartOutput {
     this.completionCount.add(text);
-    const out = part.push(text, entries);
+    const out = part.push(text, entries, ahead);
     if (out.refusal) this.refused = out.refusal;
     if (part.part.field === "content" && this.call.captureContent) this.capture(out.text);
     return out;
@@ -190,6 +199,7 @@ export class SseRelay {
   private relayChoice(
     choice: Json,
     meta: Json,
+    ahead: TextAhead | undefined,
   ): { before: string; keep: boolean; changed: boolean } {
     const index = typeof choice.index === "number" ? choice.index : 0;
     this.seen.add(index);
@@ -203,7 +213,8 @@ export class SseRelay {
       const text = delta[field];
       if (typeof text !== "string") continue;
       const entries = entriesOf(choice.logprobs, field);
-      const out = this.pushText(this.part(index, field), text, entries);
+      const rest = ahead?.get(aheadKey(index, field));
+      const out = this.pushText(this.part(index, field), text, entries, rest);
       if (this.refused) return { before: "", keep: false, changed: true };
       if (out.text !== text || (entries?.length ?? 0) !== out.logprobs.length) changed = true;
       delta[field] = out.text;

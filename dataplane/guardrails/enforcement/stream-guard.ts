@@ -38,7 +38,10 @@ const WHOLE_TEXT_STEP = 256;
 const WHOLE_TEXT_MAX_STEP = 1024;
 
 interface Scanner {
-  push(text: string): { emit: string; consumed?: number; blocked?: { label: string } };
+  push(
+    text: string,
+    ahead?: string,
+  ): { emit: string; consumed?: number; blocked?: { label: string } };
   end(): { emit: string; consumed?: number; blocked?: { label: string } };
 }
 
@@ -267,8 +270,8 @@ export function streamGuard(
     return { emit: "", refusal };
   };
   return {
-    push(text) {
-      const g = guard.push(text);
+    push(text, ahead) {
+      const g = guard.push(text, ahead);
       if (g.blocked) return blocked(g.blocked.label);
       released = g.consumed ?? released;
       return { emit: restore ? restore.push(g.emit).emit : g.emit, consumed: released };

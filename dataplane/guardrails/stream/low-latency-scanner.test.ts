@@ -138,3 +138,68 @@ test("on a long answer a whole-text check still trips within wholeTextMaxStep ch
   t.is(blocked?.label, "content_safety_block");
   t.true(released - tripAt <= 1024 + fine.length, `${released - tripAt} characters after it`);
 });
+
+/** Pushes every chunk with the rest of the chunks as its `ahead` (they came in one read). */
+function runAsOneRead(s: LowLatencyScanner, chunks: readonly string[]) {
+  const emitted: string[] = [];
+  for (const [i, chunk] of chunks.entries()) {
+    const r = s.push(chunk, chunks.slice(i + 1).join(""));
+    if (r.blocked) return { emitted, out: emitted.join(""), blocked: r.blocked.label };
+    emitted.push(r.emit);
+  }
+  const last = s.end();
+  if (last.blocked) return { emitted, out: emitted.join(""), blocked: last.blocked.label };
+  emitted.push(last.emit);
+  return { emitted, out: emitted.join(""), blocked: undefined };
+}
+
+/** A scan that counts its calls. */
+function countingScan() {
+  const scan = redactAll();
+  const counted = { calls: 0, scan: (text: string) => (counted.calls++, scan(text)) };
+  return counted;
+}
+
+test("chunks of one read are scanned once, and go out as they would one read each", (t) => {
+  const chunks = tokens(PROSE);
+  const counted = countingScan();
+  const together = runAsOneRead(scanner({ scan: counted.scan }), chunks);
+  t.deepEqual(together.emitted, run(scanner(), chunks).emitted, "chunk by chunk the same");
+  t.is(counted.calls, 1, "one scan for the whole read");
+});
+
+test("a PII value in one read, split at every position, never leaks and goes out as it would apart", (t) => {
+  const values = ["jane@example.com", "4111 1111 1111 1111", "+44 20 7946 0958"];
+  for (const value of values) {
+    const text = `Sure, here it is: ${value}. Anything else?`;
+    const expected = redactPii(text, detectPii(text)).text;
+    for (let cut = 0; cut <= text.length; cut++) {
+      const chunks = [text.slice(0, cut), text.slice(cut)];
+      const together = runAsOneRead(scanner(), chunks);
+      t.is(together.out, expected, `${value} cut at ${cut}`);
+      t.deepEqual(together.emitted, run(scanner(), chunks).emitted, `${value} cut at ${cut}`);
+    }
+    const words = tokens(text);
+    t.deepEqual(runAsOneRead(scanner(), words).emitted, run(scanner(), words).emitted, value);
+    // The read ends inside the value: the rest comes in the next read.
+    const at = text.indexOf(value) + 4;
+    const s = scanner();
+    const read = tokens(text.slice(0, at));
+    let out = "";
+    for (const [i, word] of read.entries()) out += s.push(word, read.slice(i + 1).join("")).emit;
+    t.false(out.includes(value.slice(0, 4)), `${value}: its start is held`);
+    t.true(out.startsWith("Sure, here it is:"), `${value}: the prose before it is not`);
+  }
+});
+
+test("a block anywhere in a read stops the stream before any of that read goes out", (t) => {
+  const blockOn = (text: string) =>
+    text.includes("forbidden")
+      ? { spans: [{ start: 0, end: text.length, label: "custom_rule_block", block: true }] }
+      : { spans: [] };
+  const s = scanner({ scan: blockOn });
+  t.is(s.push("Fine so far. ").emit, "Fine so far. ");
+  const first = s.push("Then ", "the forbidden word");
+  t.is(first.blocked?.label, "custom_rule_block");
+  t.is(first.consumed, "Fine so far. ".length, "nothing of the read released");
+});

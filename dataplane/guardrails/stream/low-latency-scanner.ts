@@ -1,4 +1,5 @@
 import type { ScanResult, ScanSpan } from "./incremental-scanner.js";
+import { ScanAhead } from "./scan-ahead.js";
 
 /**
  * Scans a streamed text as it arrives and releases every character no detector could still extend
@@ -15,6 +16,7 @@ import type { ScanResult, ScanSpan } from "./incremental-scanner.js";
  *   characters go out after the text that tripped it.
  * - At most `maxHold` characters are held; a value longer than that can be released in parts.
  * - A cut never falls between the two halves of a surrogate pair.
+ * - Text that came in one read from the upstream is scanned once, whole (`ahead`, scan-ahead.ts).
  */
 export interface LowLatencyScannerOptions {
   scan: (text: string) => ScanResult;
@@ -52,28 +54,31 @@ export class LowLatencyScanner {
   private seen = "";
   private judged = 0;
   private blocked: { label: string } | undefined;
+  private readonly ahead: ScanAhead;
 
   constructor(private readonly options: LowLatencyScannerOptions) {
     this.context = options.context ?? 256;
     this.maxHold = options.maxHold ?? 256;
     this.step = options.wholeTextStep ?? 512;
     this.maxStep = Math.max(this.step, options.wholeTextMaxStep ?? 1024);
+    this.ahead = new ScanAhead(options.scan);
   }
 
-  push(chunk: string): LowLatencyOutput {
+  /** `ahead`: the rest of this text that came in the same read, pushed next (never released now). */
+  push(chunk: string, ahead = ""): LowLatencyOutput {
     if (this.blocked) return this.stopped();
     this.pending += chunk;
     if (this.seen.length < MAX_SEEN) this.seen += chunk;
     const grown = this.seen.length - this.judged;
     const due = Math.min(this.maxStep, Math.max(this.step, this.judged / 4));
     if (grown >= due && this.judgeWhole()) return this.stopped();
-    return this.flush(false);
+    return this.flush(false, ahead);
   }
 
   end(): LowLatencyOutput {
     if (this.blocked) return this.stopped();
     if (this.judged < this.seen.length && this.judgeWhole()) return this.stopped();
-    return this.flush(true);
+    return this.flush(true, "");
   }
 
   private stopped(): LowLatencyOutput {
@@ -90,13 +95,13 @@ export class LowLatencyScanner {
     return this.blocked;
   }
 
-  private flush(final: boolean): LowLatencyOutput {
+  private flush(final: boolean, ahead: string): LowLatencyOutput {
     const offset = this.released.length;
     const text = this.released + this.pending;
     if (this.pending.length === 0) return { emit: "", consumed: this.consumed };
-    const spans = this.options
-      .scan(text)
-      .spans.filter((s) => s.end > offset && s.end > s.start)
+    const found = this.ahead.spansOf(text, this.consumed - offset, ahead);
+    const spans = (found ?? this.options.scan(text).spans)
+      .filter((s) => s.end > offset && s.end > s.start)
       .sort((a, b) => a.start - b.start);
     const block = spans.find((s) => s.block === true);
     if (block !== undefined) {
