@@ -16,6 +16,12 @@ export interface Stores {
 }
 
 /**
+ * The embedded store thread's nice value under AUDIT_DURABILITY=local: a weight of about a tenth
+ * of the serving thread's when both want a core (docs/benchmarks.md, "Issue 13, fifteenth pass").
+ */
+const EMBEDDED_STORE_NICENESS = 10;
+
+/**
  * Postgres when DATABASE_URL is set, else embedded PGlite in DATA_DIR; Redis when REDIS_URL is
  * set. Broadcast goes through Redis, else Postgres LISTEN/NOTIFY, else stays in the process.
  */
@@ -28,6 +34,9 @@ export async function openStores(config: Config, logger: Logger): Promise<Stores
       })
     : await openPglite(path.resolve(config.DATA_DIR, "pgdata"), {
         memoryLogSecs: config.PGLITE_MEMORY_LOG_SECS,
+        // With the local audit log no reply waits for the store (docs/audit.md): its thread
+        // yields the cores to the requests' when both want one.
+        niceness: config.AUDIT_DURABILITY === "local" ? EMBEDDED_STORE_NICENESS : 0,
       });
   let redis: RedisConnection | undefined;
   let lastRedisError = 0;

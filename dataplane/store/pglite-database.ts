@@ -31,6 +31,11 @@ export interface PgliteOptions {
   vector?: boolean;
   /** Diagnostic: log the worker's memory every this many seconds (config PGLITE_MEMORY_LOG_SECS). */
   memoryLogSecs?: number;
+  /**
+   * The store thread's nice value (Linux; default 0). Above 0, the event loop that serves requests
+   * gets a core first when both want one: for when the store is background work to the replies.
+   */
+  niceness?: number;
 }
 
 function toError(error: SerializedDbError): Error {
@@ -68,6 +73,7 @@ async function startWorker(dataDir: string | undefined, options: PgliteOptions):
         dataDir,
         vector: options.vector !== false,
         memoryLogSecs: options.memoryLogSecs ?? 0,
+        niceness: options.niceness ?? 0,
       } satisfies PgliteWorkerData,
     },
     WORKER_YOUNG_GENERATION_MB,

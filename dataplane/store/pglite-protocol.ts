@@ -43,6 +43,8 @@ export interface PgliteWorkerData {
   vector: boolean;
   /** Print the worker's memory to stderr every this many seconds; 0: never. */
   memoryLogSecs: number;
+  /** The worker thread's nice value (PgliteOptions.niceness); 0 leaves it as it is. */
+  niceness: number;
 }
 
 /** Field names of a Postgres error that callers may read (pg's DatabaseError has the same). */

@@ -1,5 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import { parentPort, workerData } from "node:worker_threads";
+import { niceCurrentThread } from "./thread-priority.js";
 import { PGlite, types, type Transaction } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import {
@@ -20,7 +21,8 @@ import { sqlStateOf } from "./database.js";
  */
 const port = parentPort;
 if (!port) throw new Error("pglite-worker must run as a worker thread");
-const { dataDir, vector: withVector, memoryLogSecs } = workerData as PgliteWorkerData;
+const { dataDir, vector: withVector, memoryLogSecs, niceness } = workerData as PgliteWorkerData;
+if (niceness > 0) niceCurrentThread(niceness);
 
 const parsers = {
   [types.INT8]: (v: string) => Number(v),
