@@ -192,7 +192,7 @@ test("a PII value in one read, split at every position, never leaks and goes out
   }
 });
 
-test("a block anywhere in a read stops the stream before any of that read goes out", (t) => {
+test("a block anywhere in a read's text stops the stream before any of that text goes out", (t) => {
   const blockOn = (text: string) =>
     text.includes("forbidden")
       ? { spans: [{ start: 0, end: text.length, label: "custom_rule_block", block: true }] }
