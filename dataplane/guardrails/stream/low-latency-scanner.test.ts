@@ -27,10 +27,11 @@ function scanner(extra: Partial<LowLatencyScannerOptions> = {}): LowLatencyScann
   return new LowLatencyScanner({ scan: redactAll(), holdFrom: valueHoldFrom, ...extra });
 }
 
-function run(s: LowLatencyScanner, chunks: readonly string[]) {
+/** Pushes the chunks, then ends; `oneRead`: each with the rest as its `ahead` (one read). */
+function run(s: LowLatencyScanner, chunks: readonly string[], oneRead = false) {
   const emitted: string[] = [];
-  for (const chunk of chunks) {
-    const r = s.push(chunk);
+  for (const [i, chunk] of chunks.entries()) {
+    const r = s.push(chunk, oneRead ? chunks.slice(i + 1).join("") : "");
     if (r.blocked) return { emitted, out: emitted.join(""), blocked: r.blocked.label };
     emitted.push(r.emit);
   }
@@ -139,20 +140,6 @@ test("on a long answer a whole-text check still trips within wholeTextMaxStep ch
   t.true(released - tripAt <= 1024 + fine.length, `${released - tripAt} characters after it`);
 });
 
-/** Pushes every chunk with the rest of the chunks as its `ahead` (they came in one read). */
-function runAsOneRead(s: LowLatencyScanner, chunks: readonly string[]) {
-  const emitted: string[] = [];
-  for (const [i, chunk] of chunks.entries()) {
-    const r = s.push(chunk, chunks.slice(i + 1).join(""));
-    if (r.blocked) return { emitted, out: emitted.join(""), blocked: r.blocked.label };
-    emitted.push(r.emit);
-  }
-  const last = s.end();
-  if (last.blocked) return { emitted, out: emitted.join(""), blocked: last.blocked.label };
-  emitted.push(last.emit);
-  return { emitted, out: emitted.join(""), blocked: undefined };
-}
-
 /** A scan that counts its calls. */
 function countingScan() {
   const scan = redactAll();
@@ -163,7 +150,7 @@ function countingScan() {
 test("chunks of one read are scanned once, and go out as they would one read each", (t) => {
   const chunks = tokens(PROSE);
   const counted = countingScan();
-  const together = runAsOneRead(scanner({ scan: counted.scan }), chunks);
+  const together = run(scanner({ scan: counted.scan }), chunks, true);
   t.deepEqual(together.emitted, run(scanner(), chunks).emitted, "chunk by chunk the same");
   t.is(counted.calls, 1, "one scan for the whole read");
 });
@@ -175,12 +162,12 @@ test("a PII value in one read, split at every position, never leaks and goes out
     const expected = redactPii(text, detectPii(text)).text;
     for (let cut = 0; cut <= text.length; cut++) {
       const chunks = [text.slice(0, cut), text.slice(cut)];
-      const together = runAsOneRead(scanner(), chunks);
+      const together = run(scanner(), chunks, true);
       t.is(together.out, expected, `${value} cut at ${cut}`);
       t.deepEqual(together.emitted, run(scanner(), chunks).emitted, `${value} cut at ${cut}`);
     }
     const words = tokens(text);
-    t.deepEqual(runAsOneRead(scanner(), words).emitted, run(scanner(), words).emitted, value);
+    t.deepEqual(run(scanner(), words, true).emitted, run(scanner(), words).emitted, value);
     // The read ends inside the value: the rest comes in the next read.
     const at = text.indexOf(value) + 4;
     const s = scanner();
