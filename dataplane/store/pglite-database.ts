@@ -103,13 +103,13 @@ async function startWorker(dataDir: string | undefined, options: PgliteOptions):
   });
   await ready;
 
-  /** Posts `req`; `ahead`: pieces of a COPY's data, each posted first in a message of its own. */
-  function send(req: Unsent<PgliteRequest>, ahead: readonly string[] = []): Promise<PgliteReply> {
+  /** Posts `req`; `staged`: pieces of a COPY's data, each posted first in a message of its own. */
+  function send(req: Unsent<PgliteRequest>, staged: readonly string[] = []): Promise<PgliteReply> {
     if (dead) return Promise.reject(dead);
     const id = nextId++;
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject });
-      for (const piece of ahead) worker.postMessage({ op: "stage", id, data: [piece] });
+      for (const piece of staged) worker.postMessage({ op: "stage", id, data: [piece] });
       worker.postMessage({ ...req, id });
     });
   }

@@ -161,9 +161,9 @@ port.on("message", (req: PgliteRequest) => {
     else staged.set(req.id, [...req.data]);
     return;
   }
-  const ahead = staged.get(req.id);
+  const pieces = staged.get(req.id);
   staged.delete(req.id);
-  const whole = ahead && req.op === "copy" ? { ...req, data: [...ahead, ...req.data] } : req;
+  const whole = pieces && req.op === "copy" ? { ...req, data: [...pieces, ...req.data] } : req;
   handle(whole).then(
     (reply) => port.postMessage(reply),
     (err: unknown) => port.postMessage({ id: req.id, ok: false, error: serialize(err) }),

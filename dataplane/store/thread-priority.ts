@@ -14,15 +14,15 @@ export function currentThreadId(): number | undefined {
 /**
  * Gives the calling thread, and only it, the nice value `niceness` (Linux keeps one per thread),
  * so that when it and the process's other threads want a core at the same time, they get it
- * first. Raising it needs no privilege. False where it cannot be done (not Linux, refused).
+ * first. Raising it needs no privilege. Where it cannot be done (not Linux, refused) the thread
+ * keeps its priority: a matter of speed, not of correctness.
  */
-export function niceCurrentThread(niceness: number): boolean {
+export function niceCurrentThread(niceness: number): void {
   const tid = currentThreadId();
-  if (tid === undefined) return false;
+  if (tid === undefined) return;
   try {
     setPriority(tid, niceness);
-    return true;
   } catch {
-    return false;
+    // Left at the default priority.
   }
 }

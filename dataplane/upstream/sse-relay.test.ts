@@ -1,6 +1,8 @@
 import test from "ava";
 import type { InferenceCall } from "../core/inference-call.js";
 import type { StreamTextFilter } from "../core/pipeline.js";
+import { KeywordPrefixes } from "../guardrails/stream/hold-back.js";
+import { LowLatencyScanner } from "../guardrails/stream/low-latency-scanner.js";
 import { SseRelay } from "./sse-relay.js";
 
 type Json = Record<string, unknown>;
@@ -164,4 +166,52 @@ test("events that arrive in one read reach each choice's filter with that choice
   out += apart.end();
   t.is(together, out);
   t.regex(together, /a \[X\]\./);
+});
+
+test("one read or one read per event give the same bytes for text with lone surrogates, NUL and a choice repeated in a chunk", (t) => {
+  const twice: Json = {
+    ...meta,
+    choices: [
+      { index: 0, delta: { content: "x\ud800 " }, logprobs: null, finish_reason: null },
+      { index: 0, delta: { content: "\u0000y." }, logprobs: null, finish_reason: null },
+    ],
+  };
+  const stream = [
+    chunk(0, { role: "assistant", content: "" }),
+    chunk(0, { content: "a \udfff sec" }),
+    chunk(0, { content: "ret\u0000." }),
+    twice,
+    chunk(0, {}, { finish_reason: "stop" }),
+  ];
+  // The output guard's low-latency scanner with a keyword rule redacting "secret" (held while
+  // the text's tail may be its start, as stream-guard.ts holds keyword rules).
+  const keyword = new KeywordPrefixes(["secret"], true);
+  const scanning = (): StreamTextFilter => {
+    const scanner = new LowLatencyScanner({
+      scan: (text) => ({
+        spans: [...text.matchAll(/secret/g)].map((m) => ({
+          start: m.index,
+          end: m.index + m[0].length,
+          label: "SECRET",
+          replacement: "[X]",
+        })),
+      }),
+      holdFrom: (text, from) => keyword.holdFrom(text, from),
+    });
+    return { push: (text, ahead) => scanner.push(text, ahead), end: () => scanner.end() };
+  };
+  const relayOf = () => new SseRelay(callWith({}), scanning);
+  const oneRead = relayOf();
+  const together =
+    oneRead.push(
+      new TextEncoder().encode(stream.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("")),
+    ) + oneRead.end();
+  const apart = relayOf();
+  let out = "";
+  for (const c of stream) out += apart.push(event(c));
+  out += apart.end();
+  t.is(together, out);
+  t.regex(together, /\[X\]/, "the value split over chunks is redacted");
+  t.notRegex(together, /sec/, "no part of it goes out");
+  t.true(together.endsWith("data: [DONE]\n\n"));
 });

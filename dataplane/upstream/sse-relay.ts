@@ -2,7 +2,7 @@ import { GatewayError } from "../core/errors.js";
 import type { InferenceCall } from "../core/inference-call.js";
 import type { StreamPart, StreamTextFilter } from "../core/pipeline.js";
 import { formatSseEvent, SseParser, type SseEvent } from "./sse-parser.js";
-import { entriesOf, isJson, type Json } from "./stream-chunk-json.js";
+import { entriesOf, indexOf, isJson, type Json } from "./stream-chunk-json.js";
 import { aheadKey, parseData, textAhead, type TextAhead } from "./text-ahead.js";
 import { FilteredPart, type LogprobEntry, type PartOutput } from "./stream-part.js";
 import { filterToolCalls } from "./tool-call-filter.js";
@@ -201,7 +201,7 @@ export class SseRelay {
     meta: Json,
     ahead: TextAhead | undefined,
   ): { before: string; keep: boolean; changed: boolean } {
-    const index = typeof choice.index === "number" ? choice.index : 0;
+    const index = indexOf(choice);
     this.seen.add(index);
     const delta = isJson(choice.delta) ? choice.delta : {};
     let changed = false;

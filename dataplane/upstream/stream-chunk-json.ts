@@ -15,3 +15,8 @@ export function entriesOf(
   if (!isJson(logprobs) || !Array.isArray(logprobs[field])) return undefined;
   return (logprobs[field] as unknown[]).filter(isJson);
 }
+
+/** A streamed choice's (or tool call's) `index`; 0 when it has none. */
+export function indexOf(item: Json): number {
+  return typeof item.index === "number" ? item.index : 0;
+}

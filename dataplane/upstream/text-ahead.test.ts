@@ -38,3 +38,15 @@ test("refusal text is ahead of refusal text only; a lone chunk or what is not a 
   t.is(parseData({ data: "{not json", event: undefined }), undefined);
   t.deepEqual(parseData({ data: '{"a":1}', event: undefined }), { a: 1 });
 });
+
+test("a chunk carrying the same choice twice gets nothing ahead for it; the chunks before it see both texts in order", (t) => {
+  const twice = {
+    choices: [
+      { index: 0, delta: { content: "B" }, finish_reason: null },
+      { index: 0, delta: { content: "C" }, finish_reason: null },
+    ],
+  };
+  const ahead = textAhead([chunk(0, { content: "A" }), twice, chunk(0, { content: "D" })]);
+  t.is(ahead[0]?.get(aheadKey(0, "content")), "BCD");
+  t.is(ahead[1], undefined);
+});

@@ -1,5 +1,5 @@
 import type { SseEvent } from "./sse-parser.js";
-import { isJson } from "./stream-chunk-json.js";
+import { indexOf, isJson, type Json } from "./stream-chunk-json.js";
 
 /** For one chunk of a read: the text of each choice's part that follows in the same read. */
 export type TextAhead = ReadonlyMap<string, string>;
@@ -23,7 +23,9 @@ export function parseData(event: SseEvent): unknown {
 /**
  * For each parsed chunk of one read, the content and refusal text of each of its choices that the
  * later chunks of the read carry, up to and including the chunk that finishes that choice (a
- * choice's filters end there). Undefined for a chunk with nothing ahead.
+ * choice's filters end there). Undefined for a chunk with nothing ahead. A chunk that carries the
+ * same choice twice (no real backend does) gets nothing ahead for it: its text is then scanned
+ * chunk by chunk, as without a look-ahead.
  */
 export function textAhead(chunks: readonly unknown[]): (TextAhead | undefined)[] {
   const out: (TextAhead | undefined)[] = new Array<TextAhead | undefined>(chunks.length);
@@ -32,21 +34,27 @@ export function textAhead(chunks: readonly unknown[]): (TextAhead | undefined)[]
   for (let i = chunks.length - 1; i >= 0; i--) {
     const chunk = chunks[i];
     if (!isJson(chunk) || !Array.isArray(chunk.choices)) continue;
-    let here: Map<string, string> | undefined;
-    for (const choice of chunk.choices as unknown[]) {
-      if (!isJson(choice)) continue;
-      const index = typeof choice.index === "number" ? choice.index : 0;
+    const here = new Map<string, string>();
+    const seen = new Set<string>();
+    const twice = new Set<string>();
+    const choices = (chunk.choices as unknown[]).filter(isJson);
+    // From the last choice back, so `following` gathers a repeated choice's texts in order.
+    for (let c = choices.length - 1; c >= 0; c--) {
+      const choice = choices[c] as Json;
       const delta = isJson(choice.delta) ? choice.delta : {};
       for (const field of FIELDS) {
-        const key = aheadKey(index, field);
+        const key = aheadKey(indexOf(choice), field);
         if (choice.finish_reason != null) following.delete(key);
         const rest = following.get(key);
-        if (rest !== undefined) (here ??= new Map()).set(key, rest);
+        if (seen.has(key)) twice.add(key);
+        seen.add(key);
+        if (rest !== undefined) here.set(key, rest);
         const text = delta[field];
         if (typeof text === "string" && text !== "") following.set(key, text + (rest ?? ""));
       }
     }
-    out[i] = here;
+    for (const key of twice) here.delete(key);
+    out[i] = here.size > 0 ? here : undefined;
   }
   return out;
 }

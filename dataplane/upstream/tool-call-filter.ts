@@ -1,4 +1,4 @@
-import { isJson, type Json } from "./stream-chunk-json.js";
+import { indexOf, isJson, type Json } from "./stream-chunk-json.js";
 import type { PartOutput } from "./stream-part.js";
 
 /**
@@ -20,7 +20,7 @@ export function filterToolCalls(
       kept.push(call);
       continue;
     }
-    const tool = typeof call.index === "number" ? call.index : 0;
+    const tool = indexOf(call);
     const out = filterArguments(tool, args);
     if (refused()) return { kept: [], changed: true };
     if (out.text === args) {
