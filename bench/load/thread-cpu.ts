@@ -66,23 +66,46 @@ export function perRequestByGroup(
   return out;
 }
 
-/** Time a thread spent on a core and ready to run but waiting for one, in µs. */
+/**
+ * Time a thread spent on a core and ready to run but waiting for one, in µs; and of its time on a
+ * core, how much was its own code (user) and how much the kernel's work for it (system calls,
+ * faults), from /proc's clock ticks: 10 ms steps, so only a reading over many requests tells.
+ */
 export interface ThreadSchedule {
   onCoreUs: number;
   waitingUs: number;
+  userUs: number;
+  kernelUs: number;
 }
 
+/** /proc's clock tick (USER_HZ), fixed at 100 a second on Linux whatever the kernel's own HZ. */
+const TICK_US = 10_000;
+
 /**
- * The same for a process's event loop (its first thread, whose id is the process's), from the first
- * two fields of its schedstat (ns on a core, ns in the run queue); undefined when it is gone or
- * this is not Linux.
+ * The same for a process's event loop (its first thread, whose id is the process's): the first
+ * two fields of its schedstat (ns on a core, ns in the run queue), and utime and stime of its stat;
+ * undefined when it is gone or this is not Linux.
  */
 export async function eventLoopSchedule(pid: number): Promise<ThreadSchedule | undefined> {
   try {
-    const sched = await readFile(`/proc/${pid}/task/${pid}/schedstat`, "utf8");
+    const dir = `/proc/${pid}/task/${pid}`;
+    const [sched, stat] = await Promise.all([
+      readFile(`${dir}/schedstat`, "utf8"),
+      readFile(`${dir}/stat`, "utf8"),
+    ]);
     const [onCore, waiting] = sched.split(" ").map(Number);
-    if (!Number.isFinite(onCore) || !Number.isFinite(waiting)) return undefined;
-    return { onCoreUs: (onCore as number) / 1000, waitingUs: (waiting as number) / 1000 };
+    // Fields after the command name (which may hold spaces and parentheses): state is the first,
+    // utime the twelfth, stime the thirteenth (proc(5): fields 14 and 15).
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const user = Number(fields[11]);
+    const kernel = Number(fields[12]);
+    if (![onCore, waiting, user, kernel].every(Number.isFinite)) return undefined;
+    return {
+      onCoreUs: (onCore as number) / 1000,
+      waitingUs: (waiting as number) / 1000,
+      userUs: user * TICK_US,
+      kernelUs: kernel * TICK_US,
+    };
   } catch {
     return undefined;
   }

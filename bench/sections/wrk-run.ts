@@ -24,6 +24,9 @@ export interface Run extends WrkResult {
   eventLoopOnCorePct?: number | undefined;
   /** How long it was ready to run but waiting for a core, µs per request (Linux). */
   eventLoopWaitUsPerRequest?: number | undefined;
+  /** Of its time on a core, µs per request in its own code and in the kernel (Linux, 10 ms ticks). */
+  eventLoopUserUsPerRequest?: number | undefined;
+  eventLoopKernelUsPerRequest?: number | undefined;
   rssMiB: number | undefined;
 }
 
@@ -53,6 +56,8 @@ export async function measure(
       ? {
           onCoreUs: loopAfter.onCoreUs - loopBefore.onCoreUs,
           waitingUs: loopAfter.waitingUs - loopBefore.waitingUs,
+          userUs: loopAfter.userUs - loopBefore.userUs,
+          kernelUs: loopAfter.kernelUs - loopBefore.kernelUs,
         }
       : undefined;
   const perRequest = (used: number): number => used / Math.max(1, result.requests);
@@ -69,6 +74,8 @@ export async function measure(
         : undefined,
     eventLoopOnCorePct: loop ? (100 * loop.onCoreUs) / (result.seconds * 1e6) : undefined,
     eventLoopWaitUsPerRequest: loop ? perRequest(loop.waitingUs) : undefined,
+    eventLoopUserUsPerRequest: loop ? perRequest(loop.userUs) : undefined,
+    eventLoopKernelUsPerRequest: loop ? perRequest(loop.kernelUs) : undefined,
     rssMiB: after ? after.rssBytes / 2 ** 20 : undefined,
   };
 }

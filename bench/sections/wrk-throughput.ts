@@ -174,7 +174,8 @@ function report(
  * One line per hop process: its CPU per request by thread group (JSON, median over rounds), so a
  * full run says where the gateway's CPU goes next to the bare proxy's; then one per hop: how much
  * of the run its event loop was on a core, and how long it waited for one while ready to run (on
- * a machine whose cores wrk, the upstream and the store share, what sets the throughput).
+ * a machine whose cores wrk, the upstream and the store share, what sets the throughput), and how
+ * its time on a core divides between its own code and the kernel (system calls, faults).
  */
 function threadNotes(targets: WrkTarget[], runs: Runs): string[] {
   const lines: string[] = [];
@@ -189,8 +190,14 @@ function threadNotes(targets: WrkTarget[], runs: Runs): string[] {
     const onCore = med(runs, t.name, "json", (r) => r.eventLoopOnCorePct);
     const waiting = med(runs, t.name, "json", (r) => r.eventLoopWaitUsPerRequest);
     if (onCore === undefined || waiting === undefined) continue;
+    const user = med(runs, t.name, "json", (r) => r.eventLoopUserUsPerRequest);
+    const kernel = med(runs, t.name, "json", (r) => r.eventLoopKernelUsPerRequest);
+    const split =
+      user === undefined || kernel === undefined
+        ? ""
+        : `; of its time on a core, its own code ${fmt(user)} us/req, the kernel ${fmt(kernel)}`;
     lines.push(
-      `event loop, JSON, ${t.name}: on a core ${fmt(onCore)}% of the run, ready but waiting for a core ${fmt(waiting, 1)} us/req`,
+      `event loop, JSON, ${t.name}: on a core ${fmt(onCore)}% of the run, ready but waiting for a core ${fmt(waiting, 1)} us/req${split}`,
     );
   }
   return lines;
