@@ -39,3 +39,17 @@ test("memory: beyond maxKeys the least recently used caller is forgotten", async
   t.false((await limiter.admit("a", limits, 0)).allowed); // kept
   t.true((await limiter.admit("b", limits, 0)).allowed); // forgotten, so fresh again
 });
+
+test("memory: a caller touched again and again stays the most recent, its count kept", async (t) => {
+  const clock = manualClock(0);
+  const limiter = new MemoryRateLimiter({ clock, maxKeys: 2 });
+  const limits = { requestsPerMinute: 2, tokensPerMinute: null };
+  await limiter.admit("a", limits, 0);
+  t.true((await limiter.admit("b", limits, 0)).allowed);
+  t.true((await limiter.admit("b", limits, 0)).allowed);
+  t.false((await limiter.admit("b", limits, 0)).allowed, "b's count went on: its third is refused");
+  await limiter.admit("c", limits, 0); // a is the oldest: forgotten
+  t.is(limiter.size, 2);
+  t.false((await limiter.admit("b", limits, 0)).allowed, "b kept");
+  t.true((await limiter.admit("a", limits, 0)).allowed, "a forgotten, so fresh again");
+});

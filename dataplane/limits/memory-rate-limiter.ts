@@ -37,6 +37,8 @@ export class MemoryRateLimiter implements RateLimiter {
   private readonly maxKeys: number;
   private readonly store: Reservation["store"];
   private lastSweep = 0;
+  /** The key touched last (the most recently used end of `callers`). */
+  private newest: string | undefined;
 
   constructor(options: MemoryRateLimiterOptions) {
     this.clock = options.clock;
@@ -93,9 +95,15 @@ export class MemoryRateLimiter implements RateLimiter {
     state.emptyAt = Math.max(state.emptyAt, now + msUntilEmpty(state.tokens.level, tpm));
   }
 
-  /** The caller's state, moved to the most recently used end; evicts beyond maxKeys. */
+  /**
+   * The caller's state, moved to the most recently used end; evicts beyond maxKeys. The caller
+   * touched last is already there: its entry is not moved again (a Map's delete and set of the
+   * same key on every call of a busy caller churns the table for nothing).
+   */
   private touch(key: string): CallerState {
     let state = this.callers.get(key);
+    if (state !== undefined && key === this.newest) return state;
+    this.newest = key;
     if (state) this.callers.delete(key);
     else state = { requests: EMPTY_BUCKET, tokens: EMPTY_BUCKET, emptyAt: 0 };
     this.callers.set(key, state);
