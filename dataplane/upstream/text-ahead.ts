@@ -1,5 +1,5 @@
 import type { SseEvent } from "./sse-parser.js";
-import { indexOf, isJson, type Json } from "./stream-chunk-json.js";
+import { indexOf, isJson } from "./stream-chunk-json.js";
 
 /** For one chunk of a read: the text of each choice's part that follows in the same read. */
 export type TextAhead = ReadonlyMap<string, string>;
@@ -34,27 +34,38 @@ export function textAhead(chunks: readonly unknown[]): (TextAhead | undefined)[]
   for (let i = chunks.length - 1; i >= 0; i--) {
     const chunk = chunks[i];
     if (!isJson(chunk) || !Array.isArray(chunk.choices)) continue;
-    const here = new Map<string, string>();
-    const seen = new Set<string>();
-    const twice = new Set<string>();
-    const choices = (chunk.choices as unknown[]).filter(isJson);
+    const choices = chunk.choices as unknown[];
+    const repeated = choices.length > 1 ? repeatedIndexes(choices) : undefined;
+    let here: Map<string, string> | undefined;
     // From the last choice back, so `following` gathers a repeated choice's texts in order.
     for (let c = choices.length - 1; c >= 0; c--) {
-      const choice = choices[c] as Json;
+      const choice = choices[c];
+      if (!isJson(choice)) continue;
+      const index = indexOf(choice);
       const delta = isJson(choice.delta) ? choice.delta : {};
       for (const field of FIELDS) {
-        const key = aheadKey(indexOf(choice), field);
+        const key = aheadKey(index, field);
         if (choice.finish_reason != null) following.delete(key);
         const rest = following.get(key);
-        if (seen.has(key)) twice.add(key);
-        seen.add(key);
-        if (rest !== undefined) here.set(key, rest);
+        if (rest !== undefined && !repeated?.has(index)) (here ??= new Map()).set(key, rest);
         const text = delta[field];
         if (typeof text === "string" && text !== "") following.set(key, text + (rest ?? ""));
       }
     }
-    for (const key of twice) here.delete(key);
-    out[i] = here.size > 0 ? here : undefined;
+    out[i] = here;
   }
   return out;
+}
+
+/** The choice indexes a chunk carries more than once; undefined when none is repeated. */
+function repeatedIndexes(choices: readonly unknown[]): Set<number> | undefined {
+  const seen = new Set<number>();
+  let twice: Set<number> | undefined;
+  for (const choice of choices) {
+    if (!isJson(choice)) continue;
+    const index = indexOf(choice);
+    if (seen.has(index)) (twice ??= new Set()).add(index);
+    seen.add(index);
+  }
+  return twice;
 }
