@@ -21,9 +21,9 @@ import { mkdtemp, open, rm, type FileHandle } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { AuditSpool } from "../dataplane/audit/audit-spool.js";
-import type { PendingAuditRecord } from "../dataplane/store/audit-repository.js";
 import { percentile } from "./load/percentile.js";
 import { ensureWrk, runWrk } from "./load/wrk.js";
+import { CHAT_SIZED_RECORD } from "./sections/wrk-disk-floor.js";
 import { chatSpec, startWrkTargets } from "./sections/wrk-targets.js";
 
 const underLoad = process.argv.includes("--under-load");
@@ -33,11 +33,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const dir = await mkdtemp(join(root, ".audit-append-latency-"));
 const { O_WRONLY, O_CREAT, O_EXCL, O_DSYNC } = fsConstants;
 
-/** A record about the size of a chat call's (about 1.2 KB as a JSON line). */
-const record = {
-  fields: { id: "aud_bench", customer_id: "c", occurred_at: "t", details: "x".repeat(1100) },
-  content: null,
-} as unknown as PendingAuditRecord;
+const record = CHAT_SIZED_RECORD;
 const line = Buffer.from(`${JSON.stringify(record)}\n`);
 
 type Append = () => Promise<void>;

@@ -8,6 +8,7 @@
 import { median } from "../load/percentile.js";
 import { THREAD_GROUPS } from "../load/thread-cpu.js";
 import { ensureWrk } from "../load/wrk.js";
+import { diskFloorReport, measureDiskFloor, type DiskFloor } from "./wrk-disk-floor.js";
 import { CONNECTIONS, measure, type Kind, type Run, type Runs } from "./wrk-run.js";
 import type { Section, SectionContext, SectionReport, TargetCheck } from "./section.js";
 import { startWrkTargets, type StoreName, type WrkTarget } from "./wrk-targets.js";
@@ -52,6 +53,7 @@ function report(
   runs: Runs,
   missing: Partial<Record<StoreName, string>>,
   seconds: number,
+  floor: DiskFloor | undefined,
 ): SectionReport {
   const ratio = (x: number, y: number): number => x / y;
   const diff = (x: number, y: number): number => x - y;
@@ -156,12 +158,15 @@ function report(
     check("added p50 ms over direct, c=1", addedP50, "<= 0.6", (addedP50 ?? Infinity) <= 0.6);
     check("added p99 ms over direct, c=1", addedP99, "<= 3", (addedP99 ?? Infinity) <= 3);
   }
+  const disk = diskFloorReport(floor);
+  Object.assign(ratios, disk.ratios);
   const notes = [
     `wrk -t1 -c${CONNECTIONS}, ${seconds} s per run; latency: wrk -c1 with its own percentiles`,
     "ratios: per round against the baseline (or direct) of the same round, then the median over rounds",
     "CPU us/req: process.cpuUsage() of the hop process around each JSON run / requests served",
     "store us/req: the local Postgres server's processes (/proc) around each JSON run / requests; not in the gateway's CPU (the embedded store's worker is), but on the same cores; +store / base: both over the baseline's",
     "lean-proxy: the baseline relaying with .pipe() instead of stream.pipeline (no DOMException per response); the targets are stated against the baseline, the lines below say the same ratios against this leaner reference",
+    ...disk.notes,
     ...leanNotes,
     ...threadNotes(targets, runs),
     ...Object.entries(missing).map(([store, why]) => `gateway on ${store} not measured: ${why}`),
@@ -230,6 +235,7 @@ export const wrkThroughputSection: Section = {
     };
     const lean = targets.leanProxy ? [targets.leanProxy] : [];
     const loaded = [targets.baseline, ...lean, ...targets.gateways];
+    let floor: DiskFloor | undefined;
     try {
       // Warm-up (JIT, pools, caches) on both paths before anything is recorded.
       for (const t of loaded)
@@ -245,6 +251,8 @@ export const wrkThroughputSection: Section = {
           record(t.name, "latency", await measure(wrk, t, "latency", options.latencySeconds));
         log(`wrk round ${round + 1}/${options.rounds} done`);
       }
+      // After the rounds, so that its disk and cores never overlap a measured run.
+      floor = await measureDiskFloor(wrk, targets.baseline);
     } finally {
       await targets.stop();
     }
@@ -254,6 +262,7 @@ export const wrkThroughputSection: Section = {
       runs,
       targets.missing,
       options.throughputSeconds,
+      floor,
     );
   },
 };
