@@ -9,10 +9,10 @@
  * the first one warming the caches for the rest. Alone (concurrency 1), a call waits only for the
  * rest of its own turn's poll phase.
  *
- * The request guard queues every call here, even one with nothing to scan: what the calls of a turn
- * do after it (routing, the upstream request) then also runs back to back, and the same calls cost
- * the event loop about a tenth less than when each one's whole admission ran as its request was
- * read (docs/benchmarks.md, "Issue 13, seventeenth pass").
+ * The request and answer guards queue every call here, even one with nothing to scan: what the
+ * calls of a turn do after it (routing and the upstream request; metering, audit and the reply) then
+ * also runs back to back, and the same calls cost the event loop less than when each one ran on its
+ * own as its socket was read (docs/benchmarks.md, "Issue 13, seventeenth pass").
  *
  * Each job's result or exception goes to its own caller; one job's failure does not touch the
  * others. Jobs run in the order they were queued.

@@ -56,3 +56,23 @@ test("with nothing to scan, a call passes the request guard as public and keeps 
   t.is(call.body, body);
   t.deepEqual(call.verdicts, []);
 });
+
+test("with nothing checked on output, the answers read in one turn pass the answer guard together, after that turn, unchanged", async (t) => {
+  const { request, response } = guardStages(service);
+  const calls = [chat("a"), chat("b")];
+  for (const call of calls) await request.beforeForward?.(call);
+  const answer = { choices: [{ index: 0, message: { role: "assistant", content: "hi" } }] };
+  const passed: string[] = [];
+  const guarded = calls.map((call) =>
+    response.transformResponse?.(call, answer).then((body) => {
+      passed.push(call.requestId);
+      return body;
+    }),
+  );
+  for (let i = 0; i < 50; i++) await Promise.resolve();
+  t.deepEqual(passed, []);
+  await new Promise((resolve) => setImmediate(resolve));
+  const bodies = await Promise.all(guarded);
+  t.deepEqual(passed, ["a", "b"]);
+  for (const body of bodies) t.is(body, answer);
+});

@@ -93,7 +93,8 @@ function responseGuardStage(states: CallState<CallGuardState>, scans: TurnBatch)
     async transformResponse(call, body) {
       const state = states.get(call);
       if (!state) return body;
-      if (!checksOutput(state.config)) return guardResponseTexts(call, state, body);
+      // Through the batch even when nothing checks the answer, as on the request side: the
+      // calls whose answers came in one turn then meter, audit and reply back to back.
       return scans.run(() => guardResponseTexts(call, state, body));
     },
     openStreamFilter(call, part) {
