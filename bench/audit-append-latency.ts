@@ -23,7 +23,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { AuditSpool } from "../dataplane/audit/audit-spool.js";
 import { percentile } from "./load/percentile.js";
 import { ensureWrk, runWrk } from "./load/wrk.js";
-import { CHAT_SIZED_RECORD } from "./sections/wrk-disk-floor.js";
+import { CHAT_SIZED_RECORD as record } from "./sections/wrk-disk-floor.js";
 import { chatSpec, startWrkTargets } from "./sections/wrk-targets.js";
 
 const underLoad = process.argv.includes("--under-load");
@@ -33,7 +33,6 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const dir = await mkdtemp(join(root, ".audit-append-latency-"));
 const { O_WRONLY, O_CREAT, O_EXCL, O_DSYNC } = fsConstants;
 
-const record = CHAT_SIZED_RECORD;
 const line = Buffer.from(`${JSON.stringify(record)}\n`);
 
 type Append = () => Promise<void>;

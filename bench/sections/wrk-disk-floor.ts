@@ -52,19 +52,21 @@ export async function measureDiskFloor(
   try {
     const spool = await AuditSpool.open(dir, 2 ** 40);
     try {
-      // Long enough to outlast the appends (a loaded one rarely takes 2 ms); waited for after.
-      // Settled at once either way, so a wrk that fails to start is no unhandled rejection.
-      const loaded = runWrk(wrk, {
+      // Meant to outlast the appends (a loaded one rarely takes 3 ms). Settled at once either way
+      // (when it ended; undefined if it failed), so a wrk that fails is no unhandled rejection.
+      const loadEnded = runWrk(wrk, {
         ...chatSpec(proxy, 1),
-        seconds: Math.ceil((appends * 2) / 1000) + 2,
+        seconds: Math.ceil((appends * 3) / 1000) + 2,
       }).then(
-        (result) => result.requests > 0,
-        () => false,
+        (result) => (result.requests > 0 ? performance.now() : undefined),
+        () => undefined,
       );
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const times = await timeEach(appends, () => spool.append([CHAT_SIZED_RECORD]));
-      // Without the load beside them, the numbers are not what the note says they are.
-      if (!(await loaded)) return undefined;
+      const appendsEnded = performance.now();
+      // Without the load beside every append, the numbers are not what the note says they are.
+      const ended = await loadEnded;
+      if (ended === undefined || ended < appendsEnded) return undefined;
       return { appends, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99) };
     } finally {
       await spool.close();

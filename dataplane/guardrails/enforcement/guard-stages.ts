@@ -60,9 +60,9 @@ function requestGuardStage(
       states.set(call, { config, placeholders });
       // Through the turn's batch even with nothing to scan: the calls that arrived in one turn
       // then go on to the rest of their admission and their upstream writes back to back, which
-      // costs the event loop about a tenth less per call than each call's whole admission in turn
-      // (docs/benchmarks.md, "Issue 13, seventeenth pass"). At concurrency 1 the wait is the rest
-      // of the call's own turn.
+      // cost a JSON call's event loop about a tenth less than each call's whole admission in turn
+      // (streamed calls: no change measured; docs/benchmarks.md, "Issue 13, seventeenth pass").
+      // At concurrency 1 the wait is the rest of the call's own turn.
       const detected = await scans.run(() => guardRequestTexts(call, config, placeholders));
       // Classifier models see the request as the model will (after redaction).
       if (models && config.policy.model_checks.length > 0) {
