@@ -7,6 +7,7 @@
  * at those seconds (the gateway runs with --heapsnapshot-signal=SIGUSR2; the files land in the
  * repository root, Heap.*.heapsnapshot). PGLITE_MEMORY_LOG_SECS=30 makes the embedded store's worker
  * print its V8 heap, PGlite's WebAssembly memory and Postgres' memory contexts every 30 s.
+ * IDLE_SECS=n keeps sampling for n seconds after the load, with no traffic.
  * SSE=1 drives streamed chat (the bench's 5-chunk stream) instead of JSON; OFF=1 uses a key with
  * every guardrail off instead of the default policy.
  *
@@ -74,10 +75,16 @@ try {
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
     body: chatBody(FAST_MODEL, process.env.SSE === "1"),
   });
+  const cpuPerRequest = (await gateway.cpuUs()) - cpuBefore;
+  // IDLE_SECS: keep sampling with no load, to see what the gateway gives back once traffic stops.
+  const idleSeconds = Number(process.env.IDLE_SECS ?? 0);
+  if (idleSeconds > 0) {
+    console.log(`load over; idle for ${idleSeconds} s`);
+    await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
+  }
   clearInterval(timer);
   for (const t of snapTimers) clearTimeout(t);
   await sample();
-  const cpuPerRequest = (await gateway.cpuUs()) - cpuBefore;
   console.log(
     `requests ${result.requests} req/s ${result.requestsPerSecond.toFixed(0)} non-2xx ${result.non2xx} socket errors ${result.socketErrors} cpu us/req ${(cpuPerRequest / Math.max(1, result.requests)).toFixed(0)}`,
   );
