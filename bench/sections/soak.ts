@@ -213,7 +213,7 @@ export const soakSection: Section = {
       notes: [
         "the issue's figure is for 600 s (BENCH_SOAK_SECONDS=600)",
         "heap used/total: the main thread's V8 heap at the end (garbage not yet collected included)",
-        "outside heap: RSS less the main thread's V8 heap (total) and its Buffers (external), where the growth figure starts and at the end: native memory, the embedded store's worker thread and its WebAssembly memory",
+        "outside heap: RSS less the main thread's V8 heap (total) and its Buffers (external), where the growth figure starts and at the end: native memory, the embedded store's worker thread and its WebAssembly memory, and heap pages V8 keeps resident after a peak but no longer counts",
         "each process set (upstream, proxy, one gateway) is started just before its soak and stopped after it",
         ...Object.entries(missing).map(([store, why]) => `${store}: not measured (${why})`),
       ],
