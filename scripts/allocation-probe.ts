@@ -11,17 +11,10 @@
  *
  *   npx tsx scripts/allocation-probe.ts
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
-import { chatBody, FAST_MODEL, PACED_MODEL } from "../bench/bench-models.js";
-import { createMemberKey, GUARDRAILS_OFF, registerBenchModels } from "../bench/gateway-setup.js";
+import { chatBody, FAST_MODEL } from "../bench/bench-models.js";
 import { ensureWrk, runWrk } from "../bench/load/wrk.js";
-import { startChild } from "../bench/processes/child-process.js";
-import { startGateway } from "../bench/processes/gateway-child.js";
-import { createFreshDatabase, type FreshDatabase } from "../bench/processes/fresh-database.js";
+import { startProbeGateway } from "../bench/processes/probe-gateway.js";
 
 interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
@@ -29,7 +22,6 @@ interface ProfileNode {
   children: ProfileNode[];
 }
 
-const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
 const seconds = Number(process.env.SECS ?? 8);
 const top = Number(process.env.TOP ?? 30);
 const inspectPort = 9339;
@@ -94,20 +86,14 @@ function tally(root: ProfileNode): {
 
 const wrk = await ensureWrk((line) => console.error(line));
 if (wrk === undefined) throw new Error("wrk is needed");
-const upstream = await startChild<{ url: string }>(here("../bench/processes/upstream-process.ts"));
-let database: FreshDatabase | undefined;
-let dataDir: string | undefined;
-if (process.env.PG) database = await createFreshDatabase(process.env.PG);
-else dataDir = await mkdtemp(join(tmpdir(), "evident-allocation-probe-"));
-const gateway = await startGateway(
-  [database?.url ?? dataDir ?? ""],
-  [`--inspect=127.0.0.1:${inspectPort}`],
-);
+const probe = await startProbeGateway({
+  name: "allocation-probe",
+  postgresUrl: process.env.PG,
+  guardrailsOff: process.env.OFF === "1",
+  nodeArgs: [`--inspect=127.0.0.1:${inspectPort}`],
+});
 try {
-  const { url, adminKey } = gateway.info;
-  const policy = process.env.OFF === "1" ? GUARDRAILS_OFF : undefined;
-  const key = await createMemberKey(url, adminKey, "allocation-probe", policy);
-  await registerBenchModels(url, adminKey, upstream.info.url, [FAST_MODEL, PACED_MODEL], key);
+  const { url, key } = probe;
   const load = {
     url: `${url}/v1/chat/completions`,
     connections: 50,
@@ -140,8 +126,5 @@ try {
     inspector.close();
   }
 } finally {
-  await gateway.stop();
-  await upstream.stop();
-  await database?.drop();
-  if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
+  await probe.stop();
 }
