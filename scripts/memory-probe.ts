@@ -13,10 +13,18 @@
  *
  *   SECS=120 npx tsx scripts/memory-probe.ts
  */
-import { chatBody, FAST_MODEL } from "../bench/bench-models.js";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chatBody, FAST_MODEL, PACED_MODEL } from "../bench/bench-models.js";
+import { createMemberKey, GUARDRAILS_OFF, registerBenchModels } from "../bench/gateway-setup.js";
 import { ensureWrk, runWrk } from "../bench/load/wrk.js";
-import { startProbeGateway } from "../bench/processes/probe-gateway.js";
+import { startChild } from "../bench/processes/child-process.js";
+import { startGateway } from "../bench/processes/gateway-child.js";
+import { createFreshDatabase, type FreshDatabase } from "../bench/processes/fresh-database.js";
 
+const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
 const seconds = Number(process.env.SECS ?? 60);
 const snapshots = (process.env.SNAP ?? "").split(",").filter(Boolean).map(Number);
 const nodeArgs = (process.env.NODE_ARGS ?? "").split(" ").filter(Boolean);
@@ -29,14 +37,20 @@ const spaces = (sizes: Record<string, number> = {}): string =>
 
 const wrk = await ensureWrk((line) => console.error(line));
 if (wrk === undefined) throw new Error("wrk is needed");
-const probe = await startProbeGateway({
-  name: "memory-probe",
-  postgresUrl: process.env.PG,
-  guardrailsOff: process.env.OFF === "1",
-  nodeArgs: ["--heapsnapshot-signal=SIGUSR2", ...nodeArgs],
-});
-const { gateway, url, key } = probe;
+const upstream = await startChild<{ url: string }>(here("../bench/processes/upstream-process.ts"));
+let database: FreshDatabase | undefined;
+let dataDir: string | undefined;
+if (process.env.PG) database = await createFreshDatabase(process.env.PG);
+else dataDir = await mkdtemp(join(tmpdir(), "evident-memory-probe-"));
+const gateway = await startGateway(
+  [database?.url ?? dataDir ?? ""],
+  ["--heapsnapshot-signal=SIGUSR2", ...nodeArgs],
+);
 try {
+  const { url, adminKey } = gateway.info;
+  const policy = process.env.OFF === "1" ? GUARDRAILS_OFF : undefined;
+  const key = await createMemberKey(url, adminKey, "memory-probe", policy);
+  await registerBenchModels(url, adminKey, upstream.info.url, [FAST_MODEL, PACED_MODEL], key);
   const started = Date.now();
   const sample = async (): Promise<void> => {
     const s = await gateway.stats();
@@ -75,5 +89,8 @@ try {
     `requests ${result.requests} req/s ${result.requestsPerSecond.toFixed(0)} non-2xx ${result.non2xx} socket errors ${result.socketErrors} cpu us/req ${(cpuPerRequest / Math.max(1, result.requests)).toFixed(0)}`,
   );
 } finally {
-  await probe.stop();
+  await gateway.stop();
+  await upstream.stop();
+  await database?.drop();
+  if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
 }
