@@ -51,7 +51,7 @@ if (POSTGRES_URL) {
       t.true(good.lines.length >= 1);
       t.true(good.lines.every((l) => l.ok));
       await app.app.ctx.db.query(
-        "UPDATE audit_records SET fields = jsonb_set(fields, '{action}', '\"key.nothing\"') WHERE seq = 2",
+        "UPDATE audit_records SET fields = jsonb_set(fields::jsonb, '{action}', '\"key.nothing\"')::json WHERE seq = 2",
       );
       const bad = await verifyCli(env);
       t.is(bad.code, 1);

@@ -220,9 +220,9 @@ test("recommendations return evidence-backed hints on a seeded history", async (
   const digests = ["aaa", "aaa", "aaa", "bbb"];
   for (const [i, digest] of digests.entries()) {
     await app.app.ctx.db.query(
-      `INSERT INTO audit_records (id, customer_id, seq, occurred_at, fields,
+      `INSERT INTO audit_records (id, customer_id, seq, occurred_at, kind, outcome, fields,
          record_digest, prev_hash, hash)
-       VALUES ($1, $2, $3, $4, $5::jsonb, 'x', 'x', 'x')`,
+       VALUES ($1, $2, $3, $4, 'inference', 'completed', $5::json, 'x', 'x', 'x')`,
       [
         `aud_seed_${customerId}_${i}`,
         customerId,

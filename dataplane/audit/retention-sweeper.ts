@@ -51,7 +51,8 @@ export class RetentionSweeper {
         [customerId, contentCutoff],
       );
       total.recordsRemoved += await this.inBatches(
-        `UPDATE audit_records SET fields = NULL, content = NULL, tombstoned_at = now()
+        `UPDATE audit_records SET fields = NULL, content = NULL, kind = NULL, request_id = NULL,
+                model = NULL, outcome = NULL, tombstoned_at = now()
           WHERE id IN (
            SELECT id FROM audit_records r WHERE r.customer_id = $1 AND r.fields IS NOT NULL
               AND r.occurred_at < $2 AND ${NOT_HELD} LIMIT $3)`,

@@ -24,8 +24,9 @@ const HEADS_MAX = 10_000;
  * Inserts a customer's records and moves its chain head, in one statement, only if the head is
  * still `expected` ($2, $3). The UPDATE takes the head's row lock first; a replica that moved the
  * head meanwhile makes it match no row, and then nothing is inserted (the INSERT reads the
- * UPDATE's RETURNING). The records come as one JSON array ($6): one parameter and one parse for
- * the batch, whatever its size, instead of eight parameters per record.
+ * UPDATE's RETURNING). The records come as one JSON array ($6): one parameter for the batch,
+ * whatever its size, instead of twelve parameters per record. It is read as `json`, not `jsonb`:
+ * each record's fields and content go in as the text that was digested (migration 20).
  */
 const INSERT_IF_HEAD = `
   WITH head AS (
@@ -34,11 +35,13 @@ const INSERT_IF_HEAD = `
     RETURNING customer_id
   ), inserted AS (
     INSERT INTO audit_records
-      (id, customer_id, seq, occurred_at, fields, content, record_digest, prev_hash, hash)
-    SELECT r.id, head.customer_id, r.seq, r.occurred_at, r.fields, r.content, r.record_digest,
-           r.prev_hash, r.hash
-      FROM head, jsonb_to_recordset($6::jsonb) AS r(id text, seq bigint, occurred_at timestamptz,
-           fields jsonb, content jsonb, record_digest text, prev_hash text, hash text)
+      (id, customer_id, seq, occurred_at, kind, request_id, model, outcome, fields, content,
+       record_digest, prev_hash, hash)
+    SELECT r.id, head.customer_id, r.seq, r.occurred_at, r.kind, r.request_id, r.model,
+           r.outcome, r.fields, r.content, r.record_digest, r.prev_hash, r.hash
+      FROM head, json_to_recordset($6::json) AS r(id text, seq bigint, occurred_at timestamptz,
+           kind text, request_id text, model text, outcome text, fields json, content json,
+           record_digest text, prev_hash text, hash text)
     RETURNING 1
   )
   SELECT count(*)::int AS moved FROM head`;
@@ -65,6 +68,11 @@ interface ChainedRow {
   id: string;
   seq: number;
   occurredAt: string;
+  /** The query columns: the fields' own values (verification compares them). */
+  kind: string;
+  requestId: string | null;
+  model: string | null;
+  outcome: string | null;
   /** The canonical JSON of the fields, seq included: what was digested, stored as it is. */
   fields: string;
   content: string | null;
@@ -84,7 +92,7 @@ function chainRows(
   for (const r of records) {
     seq += 1;
     const fields = fieldsWithSeq(r.fields, seq);
-    // The digested text is the stored JSON too (jsonb keeps the values, not the text).
+    // The digested text is the stored JSON too (a json column keeps the text as it came).
     const canonical = canonicalJson(fields);
     const digest = sha256Hex(canonical);
     const hash = chainHash(prevHash, digest);
@@ -93,6 +101,10 @@ function chainRows(
       id: fields.id,
       seq,
       occurredAt: fields.occurred_at,
+      kind: fields.kind,
+      requestId: fields.request_id ?? null,
+      model: fields.model ?? null,
+      outcome: fields.outcome ?? null,
       fields: canonical,
       content,
       digest,
@@ -104,6 +116,10 @@ function chainRows(
   return { seq, hash: prevHash };
 }
 
+const jsonOrNull = (value: string | null): string =>
+  value === null ? "null" : JSON.stringify(value);
+const copyOrNull = (value: string | null): string => (value === null ? "\\N" : copyText(value));
+
 /** The records chained after `head`: the JSON array INSERT_IF_HEAD reads, and the new head. */
 export function chainAfter(
   head: ChainHead,
@@ -114,7 +130,9 @@ export function chainAfter(
     if (json.length > 1) json += ",";
     json +=
       `{"id":${JSON.stringify(r.id)},"seq":${r.seq},` +
-      `"occurred_at":${JSON.stringify(r.occurredAt)},"fields":${r.fields},` +
+      `"occurred_at":${JSON.stringify(r.occurredAt)},"kind":${JSON.stringify(r.kind)},` +
+      `"request_id":${jsonOrNull(r.requestId)},"model":${jsonOrNull(r.model)},` +
+      `"outcome":${jsonOrNull(r.outcome)},"fields":${r.fields},` +
       `"content":${r.content ?? "null"},` +
       `"record_digest":"${r.digest}","prev_hash":"${r.prevHash}","hash":"${r.hash}"}`;
   });
@@ -127,6 +145,10 @@ const COPY_COLUMNS = [
   "customer_id",
   "seq",
   "occurred_at",
+  "kind",
+  "request_id",
+  "model",
+  "outcome",
   "fields",
   "content",
   "record_digest",
@@ -146,7 +168,9 @@ function chainAfterAsCopy(
     const content = r.content === null ? "\\N" : copyText(r.content);
     rows.add(
       `${copyText(r.id)}\t${customer}\t${r.seq}\t${copyText(r.occurredAt)}\t` +
-        `${copyText(r.fields)}\t${content}\t${r.digest}\t${r.prevHash}\t${r.hash}\n`,
+        `${copyText(r.kind)}\t${copyOrNull(r.requestId)}\t${copyOrNull(r.model)}\t` +
+        `${copyOrNull(r.outcome)}\t${copyText(r.fields)}\t${content}\t` +
+        `${r.digest}\t${r.prevHash}\t${r.hash}\n`,
     );
   });
   return { rows: rows.pieces(), head: next };

@@ -1,4 +1,5 @@
 import type { Queryable } from "./database.js";
+import { FIELDS_PARSED_ONCE } from "./audit-fields-sql.js";
 
 export interface CacheStatsRow {
   model: string;
@@ -23,16 +24,16 @@ export async function cacheStats(
     tokens_saved: string | number | null;
     cost_saved: string | number | null;
   }>(
-    `SELECT COALESCE(model, fields->>'subject') AS model,
-              count(*) FILTER (WHERE fields->'details'->'cache'->>'result' = 'hit') AS hits,
-              count(*) FILTER (WHERE fields->'details'->'cache'->>'result' = 'hit'
-                                 AND fields->'details'->'cache'->>'kind' = 'semantic') AS semantic_hits,
-              count(*) FILTER (WHERE fields->'details'->'cache'->>'result' = 'miss') AS misses,
-              sum((fields->'details'->'cache'->>'saved_tokens')::numeric) AS tokens_saved,
-              sum((fields->'details'->'cache'->>'saved_cost_usd')::numeric) AS cost_saved
-         FROM audit_records
-        WHERE customer_id = $1 AND kind = 'inference' AND occurred_at >= $2
-          AND fields->'details'->'cache' IS NOT NULL
+    `SELECT COALESCE(a.model, f->>'subject') AS model,
+              count(*) FILTER (WHERE f->'details'->'cache'->>'result' = 'hit') AS hits,
+              count(*) FILTER (WHERE f->'details'->'cache'->>'result' = 'hit'
+                                 AND f->'details'->'cache'->>'kind' = 'semantic') AS semantic_hits,
+              count(*) FILTER (WHERE f->'details'->'cache'->>'result' = 'miss') AS misses,
+              sum((f->'details'->'cache'->>'saved_tokens')::numeric) AS tokens_saved,
+              sum((f->'details'->'cache'->>'saved_cost_usd')::numeric) AS cost_saved
+         FROM audit_records a CROSS JOIN LATERAL (${FIELDS_PARSED_ONCE}) AS j
+        WHERE a.customer_id = $1 AND a.kind = 'inference' AND a.occurred_at >= $2
+          AND f->'details'->'cache' IS NOT NULL
         GROUP BY 1 ORDER BY 1`,
     [customerId, from],
   );

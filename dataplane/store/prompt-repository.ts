@@ -8,6 +8,7 @@ import type {
   VersionStatus,
 } from "../prompts/prompt-types.js";
 import type { Queryable } from "./database.js";
+import { FIELDS_PARSED_ONCE } from "./audit-fields-sql.js";
 
 interface PromptRow {
   customer_id: string;
@@ -271,14 +272,14 @@ export class PromptRepository {
       total_tokens: string | null;
       cost_usd: string | null;
     }>(
-      `SELECT fields->'details'->'prompt'->>'arm' AS arm, fields->>'status' AS status,
-              fields->>'outcome' AS outcome, fields->>'latency_ms' AS latency_ms,
-              fields->'usage'->>'total_tokens' AS total_tokens, fields->>'cost_usd' AS cost_usd
-         FROM audit_records
-        WHERE customer_id = $1 AND kind = 'inference' AND fields IS NOT NULL
-          AND fields->'details'->'prompt'->>'slug' = $2
-          AND fields->'details'->'prompt'->>'ab_test_id' = $3
-        ORDER BY seq DESC LIMIT $4`,
+      `SELECT f->'details'->'prompt'->>'arm' AS arm, f->>'status' AS status, a.outcome,
+              f->>'latency_ms' AS latency_ms, f->'usage'->>'total_tokens' AS total_tokens,
+              f->>'cost_usd' AS cost_usd
+         FROM audit_records a CROSS JOIN LATERAL (${FIELDS_PARSED_ONCE}) AS j
+        WHERE a.customer_id = $1 AND a.kind = 'inference' AND a.fields IS NOT NULL
+          AND f->'details'->'prompt'->>'slug' = $2
+          AND f->'details'->'prompt'->>'ab_test_id' = $3
+        ORDER BY a.seq DESC LIMIT $4`,
       [customerId, slug, abTestId, limit],
     );
     const num = (v: string | null) =>

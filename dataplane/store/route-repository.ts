@@ -6,6 +6,7 @@ import type {
   RouteTarget,
 } from "../routing/routes/route-config.js";
 import type { Queryable } from "./database.js";
+import { FIELDS_PARSED_ONCE } from "./audit-fields-sql.js";
 
 interface RouteRow {
   id: string;
@@ -125,13 +126,13 @@ export async function routeObservations(
     total_tokens: string | null;
     cost_usd: string | null;
   }>(
-    `SELECT fields->'route'->>'arm' AS arm, fields->>'status' AS status,
-            fields->>'outcome' AS outcome, fields->>'latency_ms' AS latency_ms,
-            fields->'usage'->>'total_tokens' AS total_tokens, fields->>'cost_usd' AS cost_usd
-       FROM audit_records
-      WHERE customer_id = $1 AND kind = 'inference' AND fields IS NOT NULL
-        AND fields->'route'->>'route_id' = $2
-      ORDER BY seq DESC LIMIT $3`,
+    `SELECT f->'route'->>'arm' AS arm, f->>'status' AS status, a.outcome,
+            f->>'latency_ms' AS latency_ms, f->'usage'->>'total_tokens' AS total_tokens,
+            f->>'cost_usd' AS cost_usd
+       FROM audit_records a CROSS JOIN LATERAL (${FIELDS_PARSED_ONCE}) AS j
+      WHERE a.customer_id = $1 AND a.kind = 'inference' AND a.fields IS NOT NULL
+        AND f->'route'->>'route_id' = $2
+      ORDER BY a.seq DESC LIMIT $3`,
     [customerId, routeId, limit],
   );
   return rows.map((r) => ({

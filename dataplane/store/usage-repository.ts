@@ -1,4 +1,5 @@
 import type { Queryable } from "./database.js";
+import { FIELDS_PARSED_ONCE } from "./audit-fields-sql.js";
 
 /** Metered usage of one (minute, customer, key, model) bucket; counters add up on conflict. */
 export interface UsageBucket {
@@ -131,13 +132,11 @@ export class UsageRepository {
     const rows = await this.db.query<{ prompts: number; repeats: number; cost: number | null }>(
       `SELECT count(*)::float8 AS prompts, coalesce(sum(n - 1), 0)::float8 AS repeats,
               coalesce(sum(cost * (n - 1) / n), 0)::float8 AS cost
-         FROM (SELECT count(*) AS n,
-                      sum(coalesce((fields->>'cost_usd')::float8, 0)) AS cost
-                 FROM audit_records
-                WHERE customer_id = $1 AND occurred_at >= $2 AND occurred_at < $3
-                  AND kind = 'inference' AND fields IS NOT NULL
-                  AND fields->>'outcome' = 'completed'
-                GROUP BY fields->>'request_sha256'
+         FROM (SELECT count(*) AS n, sum(coalesce((f->>'cost_usd')::float8, 0)) AS cost
+                 FROM audit_records a CROSS JOIN LATERAL (${FIELDS_PARSED_ONCE}) AS j
+                WHERE a.customer_id = $1 AND a.occurred_at >= $2 AND a.occurred_at < $3
+                  AND a.kind = 'inference' AND a.fields IS NOT NULL AND a.outcome = 'completed'
+                GROUP BY f->>'request_sha256'
                HAVING count(*) > 1) AS repeated`,
       [customerId, from, to],
     );

@@ -14,6 +14,7 @@ import { sql as rag } from "./0015-rag.js";
 import { sql as realtimeModality } from "./0016-realtime-modality.js";
 import { sql as feedbackAndCacheScanIndex } from "./0018-feedback-and-cache-scan-index.js";
 import { sql as auditMoveHead } from "./0019-audit-move-head.js";
+import { sql as auditFieldsAsJson } from "./0020-audit-fields-as-json.js";
 
 export interface Migration {
   id: number;
@@ -39,4 +40,5 @@ export const migrations: readonly Migration[] = [
   { id: 16, name: "realtime-modality", sql: realtimeModality },
   { id: 18, name: "feedback-and-cache-scan-index", sql: feedbackAndCacheScanIndex },
   { id: 19, name: "audit-move-head", sql: auditMoveHead },
+  { id: 20, name: "audit-fields-as-json", sql: auditFieldsAsJson },
 ];
