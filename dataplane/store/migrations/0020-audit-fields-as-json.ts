@@ -2,10 +2,10 @@
  * The audit record's fields and content are stored as `json` (the text as digested, checked for
  * syntax) instead of `jsonb` (parsed into a binary tree on every insert), and the four query
  * columns become plain columns the ingester writes from the same fields. Building the jsonb tree
- * of a record and deriving the generated columns from it was about a third of what a row cost the
- * embedded store (docs/benchmarks.md, "Issue 13, nineteenth pass"). Verification compares the
- * query columns with the hashed fields, as it does occurred_at, so an edited column is still
- * reported (docs/audit.md). Reads that look inside the fields parse them per row.
+ * of a record and deriving the generated columns from it was a fifth to a sixth of what a row
+ * cost the embedded store (docs/benchmarks.md, "Issue 13, nineteenth pass"). Verification
+ * compares the query columns with the hashed fields, as it does occurred_at, so an edited column
+ * is still reported (docs/audit.md). Reads that look inside the fields parse them per row.
  */
 export const sql = `
 ALTER TABLE audit_records
