@@ -1,7 +1,9 @@
 import test from "ava";
 import { storeBackends } from "../../test/support/databases.js";
 import { chainHash, GENESIS_HASH, recordDigest, type AuditFields } from "../audit/audit-record.js";
+import { escapeForStore, needsEscape } from "../audit/storable-record.js";
 import { verifyChain } from "../audit/verify-chain.js";
+import type { PendingAuditRecord } from "./audit-repository.js";
 import { AuditRepository } from "./audit-repository.js";
 import type { Database } from "./database.js";
 import { migrate } from "./migrate.js";
@@ -82,6 +84,58 @@ for (const backend of storeBackends()) {
       await db.query("UPDATE audit_records SET model = 'gpt-forged' WHERE seq = 2");
       const edited = await verifyChain(repo.chain("c_upgrade"));
       t.deepEqual(edited.first_broken, { seq: 2, reason: "column_mismatch" });
+    } finally {
+      await drop();
+    }
+  });
+}
+
+const NUL = String.fromCharCode(0);
+
+for (const backend of storeBackends()) {
+  test(`${backend.name}: the query columns take hostile strings as the hashed fields hold them, and the chain verifies`, async (t) => {
+    const { db, drop } = await backend.open();
+    try {
+      await migrate(db);
+      const repo = new AuditRepository(db);
+      // COPY's specials (tab, newline, backslash, \N, \.), quotes, a lone surrogate and NUL.
+      const hostile = ["a\tb\nc", "\\N", "\\.", 'it\'s "q"', "\ud800x", `n${NUL}l`];
+      const records: PendingAuditRecord[] = hostile.map((text, i) => {
+        const { seq: _seq, ...rest } = fields(i + 1);
+        return {
+          fields: {
+            ...rest,
+            customer_id: "c_hostile",
+            id: `aud_hostile_${i}`,
+            model: text,
+            request_id: `req_${text}`,
+            outcome: text,
+          },
+          content: null,
+        };
+      });
+      await repo.append(db, records);
+      const report = await verifyChain(repo.chain("c_hostile"));
+      t.true(report.ok, JSON.stringify(report.first_broken));
+      t.is(report.checked, hostile.length);
+      const rows = await db.query<{ model: string; request_id: string; outcome: string }>(
+        "SELECT model, request_id, outcome FROM audit_records WHERE customer_id = 'c_hostile' ORDER BY seq",
+      );
+      // Where the store would refuse a string, the fields hold it escaped, and so does its column.
+      const stored = (text: string) => (needsEscape(text) ? escapeForStore(text) : text);
+      t.deepEqual(
+        rows,
+        hostile.map((text) => ({
+          model: stored(text),
+          request_id: stored(`req_${text}`),
+          outcome: stored(text),
+        })),
+      );
+      const byModel = await repo.list(
+        { customerId: "c_hostile", model: "a\tb\nc" },
+        { limit: 10, offset: 0 },
+      );
+      t.is(byModel.length, 1, "the filter finds the record by its model column");
     } finally {
       await drop();
     }
