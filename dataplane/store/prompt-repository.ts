@@ -8,7 +8,7 @@ import type {
   VersionStatus,
 } from "../prompts/prompt-types.js";
 import type { Queryable } from "./database.js";
-import { FIELDS_PARSED_ONCE } from "./audit-fields-sql.js";
+import { armObservations } from "./arm-observations.js";
 
 interface PromptRow {
   customer_id: string;
@@ -264,33 +264,16 @@ export class PromptRepository {
     abTestId: string,
     limit: number,
   ): Promise<ArmObservation[]> {
-    const rows = await this.db.query<{
-      arm: string | null;
-      status: string | null;
-      outcome: string | null;
-      latency_ms: string | null;
-      total_tokens: string | null;
-      cost_usd: string | null;
-    }>(
-      `SELECT f->'details'->'prompt'->>'arm' AS arm, f->>'status' AS status, a.outcome,
-              f->>'latency_ms' AS latency_ms, f->'usage'->>'total_tokens' AS total_tokens,
-              f->>'cost_usd' AS cost_usd
-         FROM audit_records a CROSS JOIN LATERAL (${FIELDS_PARSED_ONCE}) AS j
-        WHERE a.customer_id = $1 AND a.kind = 'inference' AND a.fields IS NOT NULL
-          AND f->'details'->'prompt'->>'slug' = $2
-          AND f->'details'->'prompt'->>'ab_test_id' = $3
-        ORDER BY a.seq DESC LIMIT $4`,
-      [customerId, slug, abTestId, limit],
+    return armObservations(
+      this.db,
+      customerId,
+      {
+        arm: "f->'details'->'prompt'->>'arm'",
+        match:
+          "f->'details'->'prompt'->>'slug' = $2 AND f->'details'->'prompt'->>'ab_test_id' = $3",
+        params: [slug, abTestId],
+      },
+      limit,
     );
-    const num = (v: string | null) =>
-      v === null || !Number.isFinite(Number(v)) ? null : Number(v);
-    return rows.map((r) => ({
-      arm: r.arm ?? "(none)",
-      status: num(r.status),
-      outcome: r.outcome,
-      latencyMs: num(r.latency_ms),
-      totalTokens: num(r.total_tokens),
-      costUsd: num(r.cost_usd),
-    }));
   }
 }

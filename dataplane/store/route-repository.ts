@@ -6,7 +6,7 @@ import type {
   RouteTarget,
 } from "../routing/routes/route-config.js";
 import type { Queryable } from "./database.js";
-import { FIELDS_PARSED_ONCE } from "./audit-fields-sql.js";
+import { armObservations } from "./arm-observations.js";
 
 interface RouteRow {
   id: string;
@@ -112,41 +112,16 @@ export class RouteRepository {
 }
 
 /** The audit log's view of one route's inference calls, for A/B results. */
-export async function routeObservations(
+export function routeObservations(
   db: Queryable,
   customerId: string,
   routeId: string,
   limit: number,
 ): Promise<ArmObservation[]> {
-  const rows = await db.query<{
-    arm: string | null;
-    status: string | null;
-    outcome: string | null;
-    latency_ms: string | null;
-    total_tokens: string | null;
-    cost_usd: string | null;
-  }>(
-    `SELECT f->'route'->>'arm' AS arm, f->>'status' AS status, a.outcome,
-            f->>'latency_ms' AS latency_ms, f->'usage'->>'total_tokens' AS total_tokens,
-            f->>'cost_usd' AS cost_usd
-       FROM audit_records a CROSS JOIN LATERAL (${FIELDS_PARSED_ONCE}) AS j
-      WHERE a.customer_id = $1 AND a.kind = 'inference' AND a.fields IS NOT NULL
-        AND f->'route'->>'route_id' = $2
-      ORDER BY a.seq DESC LIMIT $3`,
-    [customerId, routeId, limit],
+  return armObservations(
+    db,
+    customerId,
+    { arm: "f->'route'->>'arm'", match: "f->'route'->>'route_id' = $2", params: [routeId] },
+    limit,
   );
-  return rows.map((r) => ({
-    arm: r.arm ?? "(none)",
-    status: num(r.status),
-    outcome: r.outcome,
-    latencyMs: num(r.latency_ms),
-    totalTokens: num(r.total_tokens),
-    costUsd: num(r.cost_usd),
-  }));
-}
-
-function num(v: string | null): number | null {
-  if (v === null) return null;
-  const n = Number(v);
-  return Number.isFinite(n) ? n : null;
 }
