@@ -114,6 +114,11 @@ export async function relayStream(
     clearTimeout(headersAlone);
     if (!raw.destroyed) raw.end(text);
   };
+  /**
+   * Relayed text not written yet: held only once the backend's stream has ended, to go out with
+   * the tail (it is in the digest already, so every way out of here sends it).
+   */
+  let held = "";
   const estimate = () =>
     estimatedUsage(countTextTokens(promptText(call.body)), relay.completionTokens);
   try {
@@ -126,12 +131,18 @@ export async function relayStream(
         "backend error: the backend answered a streamed request without an event stream",
       );
     }
+    const body = forwarded.response.body;
     try {
-      for await (const chunk of forwarded.response.body) {
+      for await (const chunk of body) {
         // Filtered with the other streams' chunks of this turn (core/turn-batch.ts). Streams with
         // nothing to scan too: relayed at once instead, they cost 10% more CPU per call under
         // load (docs/benchmarks.md, "Issue 13, fourth pass: streamed answers ...").
-        await write(await guardrailTurn.run(() => relay.push(chunk as Uint8Array)));
+        const text = held + (await guardrailTurn.run(() => relay.push(chunk as Uint8Array)));
+        held = "";
+        // The backend has already ended its stream: nothing more is coming, so these bytes go
+        // out with the tail, in the one write that ends the response, instead of a write now.
+        if (body.readableEnded && !relay.stopped) held = text;
+        else await write(text);
         if (relay.stopped) break;
       }
     } catch (err) {
@@ -142,7 +153,8 @@ export async function relayStream(
     const tail = relay.stopped ? "" : relay.end();
     const stop = relay.refused ?? relay.broken;
     if (stop) {
-      await write(tail);
+      await write(held + tail);
+      held = "";
       forwarded.response.body.destroy();
       throw stop;
     }
@@ -152,7 +164,7 @@ export async function relayStream(
     call.responseDigest = relay.responseDigest(true);
     if (call.captureContent) call.responseContent = { text: relay.captured };
     await ctx.pipeline.finish(call);
-    end(tail);
+    end(held + tail);
   } catch (err) {
     const error = abort.signal.aborted ? undefined : toGatewayError(err);
     call.outcome = abort.signal.aborted
@@ -168,7 +180,7 @@ export async function relayStream(
         ? new GatewayError("upstream_unavailable", "backend error: the stream was interrupted")
         : (error ?? new GatewayError("upstream_unavailable", "the client went away"));
     await failCall(ctx, call, failure);
-    end(formatSseEvent(JSON.stringify(errorEnvelope(failure))));
+    end(held + formatSseEvent(JSON.stringify(errorEnvelope(failure))));
   }
   return undefined;
 }
