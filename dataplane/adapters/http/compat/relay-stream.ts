@@ -123,23 +123,22 @@ export async function relayStream(
     estimatedUsage(countTextTokens(promptText(call.body)), relay.completionTokens);
   try {
     if (options.preamble) await write(relay.preface(options.preamble));
+    const body = forwarded.response.body;
     const contentType = String(forwarded.response.headers["content-type"] ?? "");
     if (!/^text\/event-stream/i.test(contentType)) {
-      await forwarded.response.body.dump().catch(() => undefined);
+      await body.dump().catch(() => undefined);
       throw new GatewayError(
         "upstream_unavailable",
         "backend error: the backend answered a streamed request without an event stream",
       );
     }
-    const body = forwarded.response.body;
     try {
       for await (const chunk of body) {
         // Filtered with the other streams' chunks of this turn (core/turn-batch.ts). Streams with
         // nothing to scan too: relayed at once instead, they cost 10% more CPU per call under
         // load (docs/benchmarks.md, "Issue 13, fourth pass: streamed answers ...").
-        const text = held + (await guardrailTurn.run(() => relay.push(chunk as Uint8Array)));
-        held = "";
-        // The backend has already ended its stream: nothing more is coming, so these bytes go
+        const text = await guardrailTurn.run(() => relay.push(chunk as Uint8Array));
+        // The backend has already ended its stream: this was its last read, so these bytes go
         // out with the tail, in the one write that ends the response, instead of a write now.
         if (body.readableEnded && !relay.stopped) held = text;
         else await write(text);
@@ -155,7 +154,7 @@ export async function relayStream(
     if (stop) {
       await write(held + tail);
       held = "";
-      forwarded.response.body.destroy();
+      body.destroy();
       throw stop;
     }
     call.usage ??= estimate();
