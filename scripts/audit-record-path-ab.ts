@@ -70,7 +70,7 @@ function run(path: Path, n: number): string {
     if (batch.length === BATCH) {
       const next = path.chain(head, batch);
       head = next.head;
-      json = next.json;
+      json = next.json.toString("utf8");
       batch = [];
     }
   }

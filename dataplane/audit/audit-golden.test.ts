@@ -91,6 +91,6 @@ test("a batch chained after a head gives the same store parameter and chain hash
     head,
     logLines.map((line) => storableRecord(JSON.parse(line) as ReturnType<typeof goldenRecords>[0])),
   );
-  t.is(readBack.json, fromMemory.json);
+  t.true(readBack.json.equals(fromMemory.json));
   t.deepEqual(readBack.head, fromMemory.head);
 });

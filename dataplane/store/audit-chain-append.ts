@@ -120,23 +120,44 @@ const jsonOrNull = (value: string | null): string =>
   value === null ? "null" : JSON.stringify(value);
 const copyOrNull = (value: string | null): string => (value === null ? "\\N" : copyText(value));
 
-/** The records chained after `head`: the JSON array INSERT_IF_HEAD reads, and the new head. */
+/**
+ * The records chained after `head`: the JSON array INSERT_IF_HEAD reads, as UTF-8 bytes, and the
+ * new head. The text is gathered in pieces below V8's large-object size and written into one
+ * Buffer, so no string of the whole batch is ever made: node-postgres would flatten one (hundreds
+ * of KB under load) into the large-object space, where it stays until a full mark-compact, and
+ * the gateway's resident set swung with it (docs/benchmarks.md, "Issue 13, twenty-first pass").
+ * A Buffer parameter goes to Postgres in binary format, which for `json` is the text itself.
+ */
 export function chainAfter(
   head: ChainHead,
   records: readonly PendingAuditRecord[],
-): { json: string; head: ChainHead } {
-  let json = "[";
+): { json: Buffer; head: ChainHead } {
+  const pieces = new CopyRowPieces();
+  let separator = "[";
   const next = chainRows(head, records, (r) => {
-    if (json.length > 1) json += ",";
-    json +=
-      `{"id":${JSON.stringify(r.id)},"seq":${r.seq},` +
-      `"occurred_at":${JSON.stringify(r.occurredAt)},"kind":${JSON.stringify(r.kind)},` +
-      `"request_id":${jsonOrNull(r.requestId)},"model":${jsonOrNull(r.model)},` +
-      `"outcome":${jsonOrNull(r.outcome)},"fields":${r.fields},` +
-      `"content":${r.content ?? "null"},` +
-      `"record_digest":"${r.digest}","prev_hash":"${r.prevHash}","hash":"${r.hash}"}`;
+    pieces.add(
+      `${separator}{"id":${JSON.stringify(r.id)},"seq":${r.seq},` +
+        `"occurred_at":${JSON.stringify(r.occurredAt)},"kind":${JSON.stringify(r.kind)},` +
+        `"request_id":${jsonOrNull(r.requestId)},"model":${jsonOrNull(r.model)},` +
+        `"outcome":${jsonOrNull(r.outcome)},"fields":${r.fields},` +
+        `"content":${r.content ?? "null"},` +
+        `"record_digest":"${r.digest}","prev_hash":"${r.prevHash}","hash":"${r.hash}"}`,
+    );
+    separator = ",";
   });
-  return { json: `${json}]`, head: next };
+  pieces.add(separator === "[" ? "[]" : "]");
+  return { json: utf8OfPieces(pieces.pieces()), head: next };
+}
+
+/** The pieces' UTF-8 bytes, one after the other, in one Buffer (no joined string). */
+function utf8OfPieces(pieces: readonly string[]): Buffer {
+  const lengths = pieces.map((piece) => Buffer.byteLength(piece, "utf8"));
+  const out = Buffer.allocUnsafeSlow(lengths.reduce((sum, n) => sum + n, 0));
+  let offset = 0;
+  pieces.forEach((piece, i) => {
+    offset += out.write(piece, offset, lengths[i], "utf8");
+  });
+  return out;
 }
 
 /** The audit_records columns of each row chainAfterAsCopy writes, in order. */

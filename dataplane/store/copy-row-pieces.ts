@@ -4,7 +4,8 @@ const CHUNK_CHARS = 32 * 1024;
 /**
  * COPY text gathered row by row into pieces of at most about CHUNK_CHARS characters, each of whole
  * rows (a row longer than that is a piece of its own), for the message to the embedded store's
- * thread, which joins them into one Blob. No string of a whole batch is ever made, on either
+ * thread, which joins them into one Blob (Postgres' INSERT_IF_HEAD gathers its JSON array the same
+ * way, into one Buffer: audit-chain-append.ts). No string of a whole batch is ever made, on either
  * thread:
  * - on the store's thread, one string of a batch (hundreds of KB) was allocated in the
  *   large-object space, part of the old generation, and forced a full mark-compact about twice a
