@@ -4,7 +4,7 @@ import type { CredentialCipher } from "../secrets/credential-cipher.js";
 import type { BackendRepository } from "../store/backend-repository.js";
 import type { DeploymentRepository } from "../store/deployment-repository.js";
 import type { ModelRepository } from "../store/model-repository.js";
-import { RoutingTable } from "./routing-table.js";
+import { RoutingTable, TargetRotation } from "./routing-table.js";
 import type { RoutableModel, Target } from "./routing-types.js";
 import type { RouteConfig } from "./routes/route-config.js";
 
@@ -40,7 +40,10 @@ function routable(model: Model, targets: Target[]): RoutableModel {
 }
 
 /** Builds the table from the store: newest running version per name, plus customers' backends. */
-export async function loadRoutingTable(src: RoutingSources): Promise<RoutingTable> {
+export async function loadRoutingTable(
+  src: RoutingSources,
+  rotation = new TargetRotation(),
+): Promise<RoutingTable> {
   const [models, running, backends, routes] = await Promise.all([
     src.models.list({}, ALL),
     src.deployments.list({ status: "running" }, ALL),
@@ -122,7 +125,8 @@ export async function loadRoutingTable(src: RoutingSources): Promise<RoutingTabl
     list.push(r);
     routesByCustomer.set(r.customerId, list);
   }
-  return new RoutingTable(global, perCustomer, routesByCustomer);
+  rotation.retain(new Set([...global, ...[...perCustomer.values()].flat()].map((m) => m.name)));
+  return new RoutingTable(global, perCustomer, routesByCustomer, rotation);
 }
 
 /**
@@ -131,6 +135,7 @@ export async function loadRoutingTable(src: RoutingSources): Promise<RoutingTabl
  */
 export class RoutingTableHolder {
   private table: RoutingTable | undefined;
+  private readonly rotation = new TargetRotation();
   private reloading: Promise<void> | undefined;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
@@ -169,7 +174,7 @@ export class RoutingTableHolder {
       do {
         this.again = false;
         try {
-          this.table = await loadRoutingTable(this.sources);
+          this.table = await loadRoutingTable(this.sources, this.rotation);
         } catch (err) {
           this.onError(err);
         }

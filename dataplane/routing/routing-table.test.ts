@@ -1,6 +1,6 @@
 import test from "ava";
 import { manualClock } from "../core/clock.js";
-import { RoutingTable } from "./routing-table.js";
+import { RoutingTable, TargetRotation } from "./routing-table.js";
 import type { RoutableModel, Target } from "./routing-types.js";
 import { TargetHealth } from "./target-health.js";
 
@@ -64,4 +64,20 @@ test("decisions rotate among healthy targets and put cooling ones last", (t) => 
   health.started("b");
   health.succeeded("b");
   t.true(health.isHealthy("b"));
+});
+
+test("a model's rotation outlives a rebuild of the table and is not moved by other models' calls", (t) => {
+  const health = new TargetHealth(manualClock(1_000));
+  const m = model("m", [target("a"), target("b"), target("c")]);
+  const other = model("other", [target("x"), target("y")]);
+  const rotation = new TargetRotation();
+  const first = new RoutingTable([m, other], new Map(), new Map(), rotation);
+  t.is(first.decide(m, health).targets[0]?.id, "a");
+  for (let i = 0; i < 5; i++) first.decide(other, health);
+  // A deployment or route change rebuilds the table; the rotation goes on where it was.
+  const rebuilt = new RoutingTable([m, other], new Map(), new Map(), rotation);
+  t.deepEqual(
+    [0, 1, 2].map(() => rebuilt.decide(m, health).targets[0]?.id),
+    ["b", "c", "a"],
+  );
 });

@@ -3,18 +3,41 @@ import type { RouteDecision, RoutableModel, Target } from "./routing-types.js";
 import type { TargetHealth } from "./target-health.js";
 
 /**
+ * Where each model's rotation among its targets stands. One per process, outliving the tables:
+ * a cursor of the table itself went back to 0 at every rebuild (every deployment or route
+ * change) and moved with every other model's calls, so a model's first target got more than its
+ * share.
+ */
+export class TargetRotation {
+  private readonly next = new Map<string, number>();
+
+  /** Where the rotation starts for one call of `model`; the next call starts one further. */
+  turn(model: string): number {
+    const n = this.next.get(model) ?? 0;
+    this.next.set(model, n + 1);
+    return n;
+  }
+
+  /** Forgets the models not in `names` (no longer routable). */
+  retain(names: ReadonlySet<string>): void {
+    for (const name of this.next.keys()) if (!names.has(name)) this.next.delete(name);
+  }
+}
+
+/**
  * An immutable snapshot of what is routable: global models (running deployments) and each
  * customer's backends and smart routes. Rebuilt and swapped whole on every change.
  */
 export class RoutingTable {
   private readonly byName = new Map<string, RoutableModel>();
   private readonly byCustomer = new Map<string, Map<string, RoutableModel>>();
-  private cursor = 0;
 
   constructor(
     readonly globalModels: readonly RoutableModel[],
     customerModels: ReadonlyMap<string, readonly RoutableModel[]>,
     private readonly customerRoutes: ReadonlyMap<string, readonly RouteConfig[]> = new Map(),
+    /** Each model's rotation, kept across rebuilds (RoutingTableHolder passes its own). */
+    private readonly rotation = new TargetRotation(),
   ) {
     index(this.byName, globalModels);
     for (const [customerId, models] of customerModels) {
@@ -55,7 +78,7 @@ export class RoutingTable {
    * rotated, so several deployments share the load; cooling-down ones last, soonest-back first.
    */
   decide(model: RoutableModel, health: TargetHealth): RouteDecision {
-    const start = this.cursor++;
+    const start = this.rotation.turn(model.name);
     const n = model.targets.length;
     const rotated = model.targets.map((_, i) => model.targets[(start + i) % n] as Target);
     const healthy = rotated.filter((t) => health.isHealthy(t.id));
