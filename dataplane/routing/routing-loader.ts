@@ -39,10 +39,13 @@ function routable(model: Model, targets: Target[]): RoutableModel {
   };
 }
 
-/** Builds the table from the store: newest running version per name, plus customers' backends. */
+/**
+ * Builds the table from the store: newest running version per name, plus customers' backends.
+ * `rotation` is the caller's, kept across loads; the models no longer routable are dropped from it.
+ */
 export async function loadRoutingTable(
   src: RoutingSources,
-  rotation = new TargetRotation(),
+  rotation: TargetRotation,
 ): Promise<RoutingTable> {
   const [models, running, backends, routes] = await Promise.all([
     src.models.list({}, ALL),
