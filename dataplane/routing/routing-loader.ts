@@ -128,8 +128,9 @@ export async function loadRoutingTable(
     list.push(r);
     routesByCustomer.set(r.customerId, list);
   }
-  rotation.retain(new Set([...global, ...[...perCustomer.values()].flat()].map((m) => m.name)));
-  return new RoutingTable(global, perCustomer, routesByCustomer, rotation);
+  const table = new RoutingTable(global, perCustomer, routesByCustomer, rotation);
+  rotation.retain(table.rotationKeys());
+  return table;
 }
 
 /**

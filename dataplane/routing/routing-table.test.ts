@@ -81,3 +81,35 @@ test("a model's rotation outlives a rebuild of the table and is not moved by oth
     ["b", "c", "a"],
   );
 });
+
+test("a customer's own backends for a shared model's name keep their own rotation, unmoved by other customers' calls", (t) => {
+  const health = new TargetHealth(manualClock(1_000));
+  const shared = model("llama", [target("d1")]);
+  const rotation = new TargetRotation();
+  const table = new RoutingTable(
+    [shared],
+    new Map([
+      ["cus_a", [model("llama", [target("b1"), target("b2")])]],
+      ["cus_b", [model("solo", [target("s1"), target("s2")])]],
+    ]),
+    new Map(),
+    rotation,
+  );
+  const firstFor = (name: string, customer: string): string | undefined => {
+    const m = table.resolve(name, customer);
+    return m ? table.decide(m, health).targets[0]?.id : undefined;
+  };
+  t.is(firstFor("llama", "cus_a"), "d1");
+  // Other customers' calls to the shared model, and another customer's own model, in between.
+  for (let i = 0; i < 5; i++) firstFor("llama", "cus_x");
+  firstFor("solo", "cus_b");
+  t.deepEqual(
+    [0, 1, 2].map(() => firstFor("llama", "cus_a")),
+    ["b1", "b2", "d1"],
+  );
+  t.deepEqual([...table.rotationKeys()].sort(), ["cus_a\u0000llama", "cus_b\u0000solo", "llama"]);
+  // Retaining what a rebuilt table routes forgets the rest and keeps the customer's place.
+  rotation.retain(new Set(["cus_a\u0000llama"]));
+  t.is(firstFor("llama", "cus_a"), "b1");
+  t.is(firstFor("llama", "cus_x"), "d1");
+});

@@ -11,17 +11,22 @@ import type { TargetHealth } from "./target-health.js";
 export class TargetRotation {
   private readonly next = new Map<string, number>();
 
-  /** Where the rotation starts for one call of `model`; the next call starts one further. */
-  turn(model: string): number {
-    const n = this.next.get(model) ?? 0;
-    this.next.set(model, n + 1);
+  /** Where the rotation starts for one call counted under `key`; the next call starts one further. */
+  turn(key: string): number {
+    const n = this.next.get(key) ?? 0;
+    this.next.set(key, n + 1);
     return n;
   }
 
-  /** Forgets the models not in `names` (no longer routable). */
-  retain(names: ReadonlySet<string>): void {
-    for (const name of this.next.keys()) if (!names.has(name)) this.next.delete(name);
+  /** Forgets the keys not in `keys` (models no longer routable). */
+  retain(keys: ReadonlySet<string>): void {
+    for (const key of this.next.keys()) if (!keys.has(key)) this.next.delete(key);
   }
+}
+
+/** The rotation key of a customer's own model: apart from every other customer's and the shared one. */
+function customerRotationKey(customerId: string, name: string): string {
+  return `${customerId}\u0000${name}`;
 }
 
 /**
@@ -42,9 +47,22 @@ export class RoutingTable {
     index(this.byName, globalModels);
     for (const [customerId, models] of customerModels) {
       const map = new Map<string, RoutableModel>();
-      index(map, models);
+      const keyed = models.map((m) => ({
+        ...m,
+        rotationKey: customerRotationKey(customerId, m.name),
+      }));
+      index(map, keyed);
       this.byCustomer.set(customerId, map);
     }
+  }
+
+  /** Every rotation key a call through this table can count under (for `TargetRotation.retain`). */
+  rotationKeys(): Set<string> {
+    const keys = new Set(this.globalModels.map((m) => m.name));
+    for (const map of this.byCustomer.values()) {
+      for (const m of map.values()) keys.add(m.rotationKey ?? m.name);
+    }
+    return keys;
   }
 
   /** The model a caller means by `name` (a name or an alias), with its customer's backends. */
@@ -53,7 +71,12 @@ export class RoutingTable {
     const global = this.byName.get(name);
     if (own && global && own !== global) {
       // The customer's own backend serves a registered model too: both carry its traffic.
-      return { ...global, targets: [...global.targets, ...own.targets] };
+      return {
+        ...global,
+        targets: [...global.targets, ...own.targets],
+        // Counted with the customer's own model, not with the shared one other customers call.
+        rotationKey: own.rotationKey ?? own.name,
+      };
     }
     return own ?? global;
   }
@@ -78,7 +101,7 @@ export class RoutingTable {
    * rotated, so several deployments share the load; cooling-down ones last, soonest-back first.
    */
   decide(model: RoutableModel, health: TargetHealth): RouteDecision {
-    const start = this.rotation.turn(model.name);
+    const start = this.rotation.turn(model.rotationKey ?? model.name);
     const n = model.targets.length;
     const rotated = model.targets.map((_, i) => model.targets[(start + i) % n] as Target);
     const healthy = rotated.filter((t) => health.isHealthy(t.id));

@@ -26,6 +26,12 @@ export interface RoutableModel {
   contextWindow: number | null;
   targets: Target[];
   createdAt: Date;
+  /**
+   * Where this model's turn among its targets is counted (`TargetRotation`). Unset for a shared
+   * model (its name is the key); the routing table sets it on a customer's own backends, so that
+   * other customers' calls to a shared model of the same name do not move their rotation.
+   */
+  rotationKey?: string;
 }
 
 export interface RouteDecision {
