@@ -22,7 +22,8 @@ const calls = Number(process.argv[2] ?? 3000);
 const evictBytes = Number(process.env.EVICT_MB ?? 8) * 1024 * 1024;
 const policy = defaultPolicy();
 const rawBody = chatBody(FAST_MODEL, false);
-const prompt = "Summarise the quarterly report in two sentences.";
+/** The bench's own chat prompt, taken from its body so the two never drift apart. */
+const prompt = (JSON.parse(rawBody) as { messages: { content: string }[] }).messages[0]!.content;
 const answer =
   "Revenue grew 12% in the quarter while costs held flat. Margins improved as a result.";
 

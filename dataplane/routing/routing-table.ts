@@ -29,6 +29,11 @@ function customerRotationKey(customerId: string, name: string): string {
   return `${customerId}\u0000${name}`;
 }
 
+/** Where a model's calls are counted: its own key (a customer's model), else its name (shared). */
+function rotationKeyOf(model: RoutableModel): string {
+  return model.rotationKey ?? model.name;
+}
+
 /**
  * An immutable snapshot of what is routable: global models (running deployments) and each
  * customer's backends and smart routes. Rebuilt and swapped whole on every change.
@@ -58,10 +63,9 @@ export class RoutingTable {
 
   /** Every rotation key a call through this table can count under (for `TargetRotation.retain`). */
   rotationKeys(): Set<string> {
-    const keys = new Set(this.globalModels.map((m) => m.name));
-    for (const map of this.byCustomer.values()) {
-      for (const m of map.values()) keys.add(m.rotationKey ?? m.name);
-    }
+    const keys = new Set(this.globalModels.map(rotationKeyOf));
+    for (const map of this.byCustomer.values())
+      for (const m of map.values()) keys.add(rotationKeyOf(m));
     return keys;
   }
 
@@ -75,7 +79,7 @@ export class RoutingTable {
         ...global,
         targets: [...global.targets, ...own.targets],
         // Counted with the customer's own model, not with the shared one other customers call.
-        rotationKey: own.rotationKey ?? own.name,
+        rotationKey: rotationKeyOf(own),
       };
     }
     return own ?? global;
@@ -101,7 +105,7 @@ export class RoutingTable {
    * rotated, so several deployments share the load; cooling-down ones last, soonest-back first.
    */
   decide(model: RoutableModel, health: TargetHealth): RouteDecision {
-    const start = this.rotation.turn(model.rotationKey ?? model.name);
+    const start = this.rotation.turn(rotationKeyOf(model));
     const n = model.targets.length;
     const rotated = model.targets.map((_, i) => model.targets[(start + i) % n] as Target);
     const healthy = rotated.filter((t) => health.isHealthy(t.id));
