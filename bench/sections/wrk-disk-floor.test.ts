@@ -17,6 +17,25 @@ test("timeEach awaits every call in turn and times each one", async (t) => {
   for (const ms of times) t.true(ms >= 1, `each call's time covers its wait (${ms} ms)`);
 });
 
+test("timeEach with a pause idles before each call and leaves the pause out of its time", async (t) => {
+  let last = 0;
+  const gaps: number[] = [];
+  const times = await timeEach(
+    4,
+    async () => {
+      gaps.push(performance.now() - last);
+      await Promise.resolve();
+      last = performance.now();
+    },
+    30,
+  );
+  t.is(times.length, 4);
+  for (const [i, gap] of gaps.slice(1).entries()) {
+    t.true(gap >= 29, `a pause of about 30 ms before call ${i + 2} (${gap} ms)`);
+    t.true((times[i + 1] ?? gap) < gap, `its time leaves the pause out (${times[i + 1]} ms)`);
+  }
+});
+
 test("the probe reports nothing when its load could not run (no wrk), rather than an idle disk's numbers", async (t) => {
   const proxy: WrkTarget = {
     name: "baseline",
@@ -31,10 +50,18 @@ test("the report says when the disk was not measured, and gives p50 and p99 when
   const missing = diskFloorReport(undefined);
   t.deepEqual(missing.ratios, {});
   t.regex(missing.notes[0] ?? "", /could not be measured/);
-  const measured = diskFloorReport({ appends: 1000, p50Ms: 0.3384, p99Ms: 2.185 });
+  const measured = diskFloorReport({
+    appends: 1000,
+    p50Ms: 0.3384,
+    p99Ms: 2.185,
+    paced: { p50Ms: 0.7012, p99Ms: 1.5 },
+  });
   t.deepEqual(measured.ratios, {
     synced_append_under_c1_load_p50_ms: 0.3384,
     synced_append_under_c1_load_p99_ms: 2.185,
+    synced_append_paced_under_c1_load_p50_ms: 0.7012,
+    synced_append_paced_under_c1_load_p99_ms: 1.5,
   });
-  t.regex(measured.notes[0] ?? "", /p50 0\.338 ms, p99 2\.185 ms/);
+  t.regex(measured.notes[0] ?? "", /in a row .*p50 0\.338 ms, p99 2\.185 ms/);
+  t.regex(measured.notes[0] ?? "", /paced one per 1 ms .*p50 0\.701 ms, p99 1\.500 ms/);
 });
