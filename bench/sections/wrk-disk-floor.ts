@@ -10,11 +10,12 @@
  * drives the bare proxy, as the c=1 runs keep the cores busy; the section prints it beside the
  * added latency so a reading says how much of the target the disk alone takes.
  *
- * Twice: back to back, and paced one per millisecond. A gateway at c=1 writes once per call, with
- * the rest of the call (about a millisecond) between two writes, and on the virtual disks of
- * these machines a synced write that follows an idle spell is several times slower than one that
- * follows another (docs/benchmarks.md, "Issue 13, twenty-third pass": 54 µs back to back, 0.47 ms
- * after 0.3 ms idle, 0.7-0.85 ms after 1 ms). The paced figure is the one a lone call waits for.
+ * Twice: back to back, and paced with a millisecond of idle before each append. A gateway at c=1
+ * writes once per call, with the rest of the call (under a millisecond) between two writes, and
+ * on the virtual disks of these machines a synced write that follows an idle spell is several
+ * times slower than one that follows another (docs/benchmarks.md, "Issue 13, twenty-third pass":
+ * about 0.06 ms back to back, 0.4 ms after 0.3 ms of idle, 0.7-0.8 ms after 1 ms). The paced
+ * figure is the one a lone call waits for.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -111,7 +112,7 @@ export function diskFloorReport(floor: DiskFloor | undefined): {
     return { notes: ["the disk's synced write under c=1 load could not be measured"], ratios: {} };
   return {
     notes: [
-      `the disk: a synced append of one chat-sized audit record to the local log (what every reply waits for at c=1 with AUDIT_DURABILITY=local), ${floor.appends} in a row while wrk -c1 drives the bare proxy: p50 ${floor.p50Ms.toFixed(3)} ms, p99 ${floor.p99Ms.toFixed(3)} ms; paced one per ${PACE_MS} ms as a lone caller's calls are: p50 ${floor.paced.p50Ms.toFixed(3)} ms, p99 ${floor.paced.p99Ms.toFixed(3)} ms; the added-latency targets (p50 0.6, p99 3) include the paced one`,
+      `the disk: a synced append of one chat-sized audit record to the local log (what every reply waits for at c=1 with AUDIT_DURABILITY=local), ${floor.appends} in a row while wrk -c1 drives the bare proxy: p50 ${floor.p50Ms.toFixed(3)} ms, p99 ${floor.p99Ms.toFixed(3)} ms; then with ${PACE_MS} ms idle before each, as a lone caller's calls come: p50 ${floor.paced.p50Ms.toFixed(3)} ms, p99 ${floor.paced.p99Ms.toFixed(3)} ms; the added-latency targets (p50 0.6, p99 3) include the paced one`,
     ],
     ratios: {
       synced_append_under_c1_load_p50_ms: floor.p50Ms,
