@@ -12,6 +12,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { chatBody, FAST_MODEL } from "../bench/bench-models.js";
+import { median } from "../bench/load/percentile.js";
 import { chatCompletionRequestWithPrompt } from "../dataplane/adapters/http/compat/compat-schemas.js";
 import { parseOrThrow } from "../dataplane/adapters/http/validation.js";
 import { evaluateInput, evaluateOutput } from "../dataplane/guardrails/policy/evaluate.js";
@@ -57,13 +58,12 @@ for (let i = 0; i < calls; i++) {
   }
 }
 
-const median = (xs: number[]): string => {
-  const kept = xs.slice(Math.floor(xs.length / 3)).sort((a, b) => a - b);
-  return ((kept[Math.floor(kept.length / 2)] ?? NaN) * 1000).toFixed(1);
-};
+/** The median in µs, the first third (the warm-up) left out. */
+const afterWarmUp = (xs: number[]): string =>
+  (median(xs.slice(Math.floor(xs.length / 3))) * 1000).toFixed(1);
 console.log(`${calls} calls, ${evictBytes / 1024 / 1024} MiB written before each cold call`);
 for (const [name, t] of times) {
   console.log(
-    `${name.padEnd(32)} warm ${median(t.warm).padStart(6)} us   cold ${median(t.cold).padStart(6)} us`,
+    `${name.padEnd(32)} warm ${afterWarmUp(t.warm).padStart(6)} us   cold ${afterWarmUp(t.cold).padStart(6)} us`,
   );
 }

@@ -14,43 +14,38 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { CHAT_SIZED_RECORD } from "../bench/sections/wrk-disk-floor.js";
+import { CHAT_SIZED_RECORD, idleFor, timeEach } from "../bench/sections/wrk-disk-floor.js";
 import { percentile } from "../bench/load/percentile.js";
 import { AuditSpool } from "../dataplane/audit/audit-spool.js";
 
 const appends = Number(process.argv[2] ?? 600);
-const GAPS_MS = [0, 0.1, 0.3, 1, 3];
 
 function spin(ms: number): void {
   const until = performance.now() + ms;
   while (performance.now() < until);
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Each series: the idle gap before every append and how it is spent. */
+const RUNS: { gapMs: number; mode: string; before?: () => Promise<void> | void }[] = [
+  { gapMs: 0, mode: "back to back" },
+  ...[0.1, 0.3, 1, 3].map((gapMs) => ({ gapMs, mode: "spinning", before: () => spin(gapMs) })),
+  // A timer waits at least a millisecond, so only gaps that long are also spent asleep.
+  ...[1, 3].map((gapMs) => ({ gapMs, mode: "asleep", before: idleFor(gapMs) })),
+];
 
 const dir = await mkdtemp(join(tmpdir(), "evident-disk-idle-wake-"));
 try {
   const spool = await AuditSpool.open(dir, 2 ** 40);
   await spool.spareReady();
-  for (let i = 0; i < 200; i++) await spool.append([CHAT_SIZED_RECORD]); // warm-up
-  for (const gapMs of GAPS_MS) {
-    const modes =
-      gapMs === 0 ? ["back to back"] : gapMs >= 1 ? ["asleep", "spinning"] : ["spinning"];
-    for (const mode of modes) {
-      const times: number[] = [];
-      for (let i = 0; i < appends; i++) {
-        if (mode === "asleep") await sleep(gapMs);
-        else if (mode === "spinning") spin(gapMs);
-        const start = performance.now();
-        await spool.append([CHAT_SIZED_RECORD]);
-        times.push((performance.now() - start) * 1000);
-      }
-      const p50 = percentile(times, 50).toFixed(0);
-      const p90 = percentile(times, 90).toFixed(0);
-      console.log(
-        `idle ${String(gapMs).padEnd(4)} ms, ${mode.padEnd(12)} p50 ${p50} µs, p90 ${p90} µs`,
-      );
-    }
+  const append = () => spool.append([CHAT_SIZED_RECORD]);
+  await timeEach(200, append); // warm-up
+  for (const { gapMs, mode, before } of RUNS) {
+    const times = (await timeEach(appends, append, before)).map((ms) => ms * 1000);
+    const p50 = percentile(times, 50).toFixed(0);
+    const p90 = percentile(times, 90).toFixed(0);
+    console.log(
+      `idle ${String(gapMs).padEnd(4)} ms, ${mode.padEnd(12)} p50 ${p50} µs, p90 ${p90} µs`,
+    );
   }
   await spool.close();
 } finally {

@@ -1,5 +1,5 @@
 import test from "ava";
-import { diskFloorReport, measureDiskFloor, timeEach } from "./wrk-disk-floor.js";
+import { diskFloorReport, idleFor, measureDiskFloor, timeEach } from "./wrk-disk-floor.js";
 import type { WrkTarget } from "./wrk-targets.js";
 
 test("timeEach awaits every call in turn and times each one", async (t) => {
@@ -17,7 +17,7 @@ test("timeEach awaits every call in turn and times each one", async (t) => {
   for (const ms of times) t.true(ms >= 1, `each call's time covers its wait (${ms} ms)`);
 });
 
-test("timeEach with a pause idles before each call and leaves the pause out of its time", async (t) => {
+test("timeEach with an idle spell before each call leaves that spell out of the call's time", async (t) => {
   let last = 0;
   const gaps: number[] = [];
   const times = await timeEach(
@@ -27,7 +27,7 @@ test("timeEach with a pause idles before each call and leaves the pause out of i
       await Promise.resolve();
       last = performance.now();
     },
-    30,
+    idleFor(30),
   );
   t.is(times.length, 4);
   for (const [i, gap] of gaps.slice(1).entries()) {
