@@ -3,6 +3,7 @@ import { storableRecord } from "../audit/storable-record.js";
 import type { ChainedRecord } from "../audit/verify-chain.js";
 import { AuditChainAppender } from "./audit-chain-append.js";
 import type { Database, Queryable } from "./database.js";
+import { parseStoredJson } from "./stored-json.js";
 
 /** A record waiting for its place in the chain (seq is assigned on commit). */
 export interface PendingAuditRecord {
@@ -20,8 +21,9 @@ interface RecordRow {
   model: string | null;
   outcome: string | null;
   tombstoned_at: Date | null;
-  fields: AuditFields | null;
-  content: Record<string, unknown> | null;
+  /** The stored JSON text (migration 21). */
+  fields: string | null;
+  content: string | null;
   record_digest: string;
   prev_hash: string;
   hash: string;
@@ -110,13 +112,13 @@ export class AuditRepository {
   }
 
   async list(filter: RecordFilter, page: { limit: number; offset: number }) {
-    return this.db.query<{
+    const rows = await this.db.query<{
       id: string;
       customer_id: string;
       seq: number;
-      fields: AuditFields | null;
+      fields: string | null;
       hash: string;
-      content: Record<string, unknown> | null;
+      content: string | null;
     }>(
       `SELECT id, customer_id, seq, fields, hash, content FROM audit_records
         WHERE ($1::text IS NULL OR customer_id = $1)
@@ -140,6 +142,12 @@ export class AuditRepository {
         page.offset,
       ],
     );
+    // Text that is not JSON (altered outside the gateway) is shown without it; verify says where.
+    return rows.map((r) => ({
+      ...r,
+      fields: parseStoredJson<AuditFields>(r.fields) ?? null,
+      content: parseStoredJson<Record<string, unknown>>(r.content) ?? null,
+    }));
   }
 
   /**
@@ -161,12 +169,17 @@ export class AuditRepository {
         [customerId, next, toSeq, pageSize],
       );
       for (const r of rows) {
+        const fields = parseStoredJson<AuditFields>(r.fields);
+        const content = parseStoredJson<Record<string, unknown>>(r.content);
         yield {
           seq: r.seq,
           record_digest: r.record_digest,
           prev_hash: r.prev_hash,
           hash: r.hash,
-          fields: r.fields,
+          fields: fields ?? null,
+          ...(fields === undefined || content === undefined
+            ? { unreadable: fields === undefined ? "fields" : "content" }
+            : {}),
           row: {
             id: r.id,
             customer_id: r.customer_id,
@@ -176,7 +189,7 @@ export class AuditRepository {
             model: r.model,
             outcome: r.outcome,
             tombstoned: r.tombstoned_at !== null,
-            content: r.content,
+            content: content ?? null,
           },
         };
       }
