@@ -40,7 +40,7 @@ const INSERT_IF_HEAD = `
     SELECT r.id, head.customer_id, r.seq, r.occurred_at, r.kind, r.request_id, r.model,
            r.outcome, r.fields, r.content, r.record_digest, r.prev_hash, r.hash
       FROM head, json_to_recordset($6::json) AS r(id text, seq bigint, occurred_at timestamptz,
-           kind text, request_id text, model text, outcome text, fields text, content text,
+           kind text, request_id text, model text, outcome text, fields json, content json,
            record_digest text, prev_hash text, hash text)
     RETURNING 1
   )

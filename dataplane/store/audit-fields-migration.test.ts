@@ -1,13 +1,6 @@
 import test from "ava";
 import { storeBackends } from "../../test/support/databases.js";
-import {
-  canonicalJson,
-  chainHash,
-  GENESIS_HASH,
-  recordDigest,
-  sha256Hex,
-  type AuditFields,
-} from "../audit/audit-record.js";
+import { chainHash, GENESIS_HASH, recordDigest, type AuditFields } from "../audit/audit-record.js";
 import { escapeForStore, needsEscape } from "../audit/storable-record.js";
 import { verifyChain } from "../audit/verify-chain.js";
 import type { PendingAuditRecord } from "./audit-repository.js";
@@ -74,7 +67,7 @@ for (const backend of storeBackends()) {
         );
         prev = hash;
       }
-      t.deepEqual((await migrate(db)).applied, [20, 21]);
+      t.deepEqual((await migrate(db)).applied, [20]);
       const rows = await db.query<{ kind: string; request_id: string; model: string | null }>(
         "SELECT kind, request_id, model FROM audit_records ORDER BY seq",
       );
@@ -91,63 +84,6 @@ for (const backend of storeBackends()) {
       await db.query("UPDATE audit_records SET model = 'gpt-forged' WHERE seq = 2");
       const edited = await verifyChain(repo.chain("c_upgrade"));
       t.deepEqual(edited.first_broken, { seq: 2, reason: "column_mismatch" });
-    } finally {
-      await drop();
-    }
-  });
-}
-
-for (const backend of storeBackends()) {
-  test(`${backend.name}: records stored as json before migration 21 keep verifying after it, kept as the same text`, async (t) => {
-    const { db, drop } = await backend.open();
-    try {
-      await migrateBefore(db, 21);
-      let prev = GENESIS_HASH;
-      const texts: string[] = [];
-      const content = { request: { x: 1 } };
-      for (const seq of [1, 2]) {
-        const f = {
-          ...fields(seq),
-          content_sha256: seq === 1 ? sha256Hex(canonicalJson(content)) : null,
-        };
-        const digest = recordDigest(f);
-        const hash = chainHash(prev, digest);
-        const text = JSON.stringify(f);
-        texts.push(text);
-        await db.query(
-          `INSERT INTO audit_records (id, customer_id, seq, occurred_at, kind, request_id, model,
-             outcome, fields, content, record_digest, prev_hash, hash)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::json, $10::json, $11, $12, $13)`,
-          [
-            f.id,
-            f.customer_id,
-            seq,
-            f.occurred_at,
-            f.kind,
-            f.request_id,
-            f.model,
-            f.outcome,
-            text,
-            seq === 1 ? JSON.stringify(content) : null,
-            digest,
-            prev,
-            hash,
-          ],
-        );
-        prev = hash;
-      }
-      t.deepEqual((await migrate(db)).applied, [21]);
-      const rows = await db.query<{ fields: string; content: string | null }>(
-        "SELECT fields, content FROM audit_records ORDER BY seq",
-      );
-      t.deepEqual(
-        rows.map((r) => r.fields),
-        texts,
-      );
-      t.is(rows[0]?.content, JSON.stringify(content));
-      const report = await verifyChain(new AuditRepository(db).chain("c_upgrade"));
-      t.true(report.ok, JSON.stringify(report.first_broken));
-      t.is(report.checked, 2);
     } finally {
       await drop();
     }

@@ -3,7 +3,6 @@ import { storableRecord } from "../audit/storable-record.js";
 import type { ChainedRecord } from "../audit/verify-chain.js";
 import { AuditChainAppender } from "./audit-chain-append.js";
 import type { Database, Queryable } from "./database.js";
-import { parseStoredJson } from "./stored-json.js";
 
 /** A record waiting for its place in the chain (seq is assigned on commit). */
 export interface PendingAuditRecord {
@@ -21,9 +20,8 @@ interface RecordRow {
   model: string | null;
   outcome: string | null;
   tombstoned_at: Date | null;
-  /** The stored JSON text (migration 21). */
-  fields: string | null;
-  content: string | null;
+  fields: AuditFields | null;
+  content: Record<string, unknown> | null;
   record_digest: string;
   prev_hash: string;
   hash: string;
@@ -112,13 +110,13 @@ export class AuditRepository {
   }
 
   async list(filter: RecordFilter, page: { limit: number; offset: number }) {
-    const rows = await this.db.query<{
+    return this.db.query<{
       id: string;
       customer_id: string;
       seq: number;
-      fields: string | null;
+      fields: AuditFields | null;
       hash: string;
-      content: string | null;
+      content: Record<string, unknown> | null;
     }>(
       `SELECT id, customer_id, seq, fields, hash, content FROM audit_records
         WHERE ($1::text IS NULL OR customer_id = $1)
@@ -142,12 +140,6 @@ export class AuditRepository {
         page.offset,
       ],
     );
-    // Text that is not JSON (altered outside the gateway) is shown without it; verify says where.
-    return rows.map((r) => ({
-      ...r,
-      fields: parseStoredJson<AuditFields>(r.fields) ?? null,
-      content: parseStoredJson<Record<string, unknown>>(r.content) ?? null,
-    }));
   }
 
   /**
@@ -169,17 +161,12 @@ export class AuditRepository {
         [customerId, next, toSeq, pageSize],
       );
       for (const r of rows) {
-        const fields = parseStoredJson<AuditFields>(r.fields);
-        const content = parseStoredJson<Record<string, unknown>>(r.content);
         yield {
           seq: r.seq,
           record_digest: r.record_digest,
           prev_hash: r.prev_hash,
           hash: r.hash,
-          fields: fields ?? null,
-          ...(fields === undefined || content === undefined
-            ? { unreadable: fields === undefined ? "fields" : "content" }
-            : {}),
+          fields: r.fields,
           row: {
             id: r.id,
             customer_id: r.customer_id,
@@ -189,7 +176,7 @@ export class AuditRepository {
             model: r.model,
             outcome: r.outcome,
             tombstoned: r.tombstoned_at !== null,
-            content: content ?? null,
+            content: r.content,
           },
         };
       }

@@ -59,10 +59,10 @@ export async function cacheEmbeddingOverhead(
   from: Date,
 ): Promise<EmbeddingOverhead> {
   const [row] = await db.query<{ calls: string | number; cost: string | number | null }>(
-    `SELECT count(*) AS calls, sum((f->>'cost_usd')::numeric) AS cost
-       FROM audit_records a CROSS JOIN LATERAL (${FIELDS_PARSED_ONCE}) AS j
-      WHERE a.customer_id = $1 AND a.kind = 'inference' AND a.occurred_at >= $2
-        AND f->'details'->'cache_embedding' IS NOT NULL`,
+    `SELECT count(*) AS calls, sum((fields->>'cost_usd')::numeric) AS cost
+       FROM audit_records
+      WHERE customer_id = $1 AND kind = 'inference' AND occurred_at >= $2
+        AND fields->'details'->'cache_embedding' IS NOT NULL`,
     [customerId, from],
   );
   return {

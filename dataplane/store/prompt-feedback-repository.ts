@@ -1,5 +1,4 @@
 import type { Database } from "./database.js";
-import { parseStoredJson } from "./stored-json.js";
 
 /** The prompt use an inference call's audit record names (details.prompt). */
 export interface CallPromptUse {
@@ -43,15 +42,15 @@ export class PromptFeedbackRepository {
    * the customer has no such call (another customer's request id is not found either).
    */
   async callPromptUse(customerId: string, requestId: string): Promise<CallPromptUse | undefined> {
-    const rows = await this.db.query<{ fields: string }>(
-      `SELECT fields FROM audit_records
+    const rows = await this.db.query<{ prompt: Record<string, unknown> | null }>(
+      `SELECT fields->'details'->'prompt' AS prompt FROM audit_records
         WHERE request_id = $2 AND customer_id = $1 AND kind = 'inference' AND fields IS NOT NULL
         ORDER BY seq DESC LIMIT 1`,
       [customerId, requestId],
     );
     const [row] = rows;
     if (!row) return undefined;
-    const p = promptOf(parseStoredJson<Record<string, unknown>>(row.fields));
+    const p = row.prompt;
     if (!p || typeof p.slug !== "string" || typeof p.version !== "number") {
       return { slug: "", version: 0, arm: null, abTestId: null };
     }
@@ -103,14 +102,4 @@ export class PromptFeedbackRepository {
       meanScore: Math.round(Number(r.mean) * 1e6) / 1e6,
     }));
   }
-}
-
-/** details.prompt of a record's fields, if it is an object. */
-function promptOf(
-  fields: Record<string, unknown> | null | undefined,
-): Record<string, unknown> | null {
-  const details = fields?.details;
-  if (details === null || typeof details !== "object") return null;
-  const prompt = (details as Record<string, unknown>).prompt;
-  return prompt !== null && typeof prompt === "object" ? (prompt as Record<string, unknown>) : null;
 }

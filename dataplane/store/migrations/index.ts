@@ -15,7 +15,6 @@ import { sql as realtimeModality } from "./0016-realtime-modality.js";
 import { sql as feedbackAndCacheScanIndex } from "./0018-feedback-and-cache-scan-index.js";
 import { sql as auditMoveHead } from "./0019-audit-move-head.js";
 import { sql as auditFieldsAsJson } from "./0020-audit-fields-as-json.js";
-import { sql as auditFieldsAsText } from "./0021-audit-fields-as-text.js";
 
 export interface Migration {
   id: number;
@@ -42,5 +41,4 @@ export const migrations: readonly Migration[] = [
   { id: 18, name: "feedback-and-cache-scan-index", sql: feedbackAndCacheScanIndex },
   { id: 19, name: "audit-move-head", sql: auditMoveHead },
   { id: 20, name: "audit-fields-as-json", sql: auditFieldsAsJson },
-  { id: 21, name: "audit-fields-as-text", sql: auditFieldsAsText },
 ];
