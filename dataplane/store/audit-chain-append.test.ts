@@ -216,7 +216,7 @@ for (const backend of storeBackends()) {
 }
 
 for (const backend of storeBackends()) {
-  test(`${backend.name}: a batch of hundreds of records (on PGlite, several pieces of COPY text, each its own message to the store thread) goes in whole, in order, and verifies`, async (t) => {
+  test(`${backend.name}: a batch of hundreds of records (on PGlite, several pieces of binary COPY data, each its own message to the store thread) goes in whole, in order, and verifies`, async (t) => {
     const store = await backend.open();
     try {
       await migrate(store.db);
@@ -243,3 +243,47 @@ for (const backend of storeBackends()) {
     }
   });
 }
+
+test("pglite: rows go in by binary COPY; a batch with a time not in the gateway's own form goes in by COPY text, and both chains verify with the time as given", async (t) => {
+  const store = storeBackends().find((b) => b.name === "pglite");
+  if (!store) return t.fail("PGlite is always among the stores");
+  const opened = await store.open();
+  try {
+    await migrate(opened.db);
+    const formats: string[] = [];
+    const copyRows = opened.db.copyRows?.bind(opened.db);
+    if (!copyRows) return t.fail("PGlite offers COPY");
+    const db: Database = {
+      ...opened.db,
+      copyRows: (table, columns, rows, guard) => {
+        formats.push(rows.format);
+        return copyRows(table, columns, rows, guard);
+      },
+    };
+    const repo = new AuditRepository(db);
+    await repo.append(db, records("c_fmt", 3)); // a new chain: its head is locked and read
+    await repo.append(db, records("c_fmt", 1)); // after the known head: one COPY
+    const offset = records("c_fmt", 2).map((r) => ({
+      ...r,
+      fields: { ...r.fields, occurred_at: "2026-01-01T02:30:00.5+02:00" },
+    }));
+    await repo.append(db, offset);
+    t.deepEqual(formats, ["binary", "text"]);
+    const stored: ChainedRecord[] = [];
+    for await (const r of repo.chain("c_fmt")) stored.push(r);
+    t.deepEqual(
+      stored.map((r) => r.row?.occurred_at.toISOString()),
+      [
+        ...records("c_fmt", 3).map((r) => r.fields.occurred_at),
+        ...records("c_fmt", 1).map((r) => r.fields.occurred_at),
+        "2026-01-01T00:30:00.500Z",
+        "2026-01-01T00:30:00.500Z",
+      ],
+    );
+    const report = await verifyChain(repo.chain("c_fmt"));
+    t.true(report.ok, JSON.stringify(report.first_broken));
+    t.is(report.checked, 6);
+  } finally {
+    await opened.drop();
+  }
+});

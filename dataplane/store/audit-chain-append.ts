@@ -5,10 +5,11 @@ import {
   GENESIS_HASH,
   sha256Hex,
 } from "../audit/audit-record.js";
+import { CopyBinaryPieces, isoToPgMicros } from "./copy-binary.js";
 import { CopyRowPieces } from "./copy-row-pieces.js";
 import { copyText } from "./copy-text.js";
 import { sqlIntegerLiteral, sqlTextLiteral } from "./copy-guard.js";
-import type { Queryable } from "./database.js";
+import type { CopyData, Queryable } from "./database.js";
 import type { PendingAuditRecord } from "./audit-repository.js";
 
 /** Where a customer's chain ends: the last record's seq and hash (GENESIS_HASH at seq 0). */
@@ -177,15 +178,46 @@ const COPY_COLUMNS = [
   "hash",
 ] as const;
 
-/** The records chained after `head` as COPY text rows (COPY_COLUMNS) in pieces, and the new head. */
+/**
+ * The records chained after `head` as COPY data (COPY_COLUMNS) in pieces, and the new head: in
+ * the binary format (copy-binary.ts), or in the text format when a record's time is not in the
+ * form the gateway writes (Postgres then parses it, as it would anywhere else).
+ */
 function chainAfterAsCopy(
   customerId: string,
   head: ChainHead,
   records: readonly PendingAuditRecord[],
-): { rows: string[]; head: ChainHead } {
+): { rows: CopyData; head: ChainHead } {
+  const chained: { row: ChainedRow; micros: number | undefined }[] = [];
+  let allTimesBinary = true;
+  const next = chainRows(head, records, (row) => {
+    const micros = isoToPgMicros(row.occurredAt);
+    if (micros === undefined) allTimesBinary = false;
+    chained.push({ row, micros });
+  });
+  if (allTimesBinary) {
+    const rows = new CopyBinaryPieces();
+    for (const { row: r, micros } of chained)
+      rows
+        .row(COPY_COLUMNS.length)
+        .text(r.id)
+        .text(customerId)
+        .int8(r.seq)
+        .int8(micros as number)
+        .text(r.kind)
+        .textOrNull(r.requestId)
+        .textOrNull(r.model)
+        .textOrNull(r.outcome)
+        .text(r.fields)
+        .textOrNull(r.content)
+        .text(r.digest)
+        .text(r.prevHash)
+        .text(r.hash);
+    return { rows: { format: "binary", pieces: rows.pieces() }, head: next };
+  }
   const customer = copyText(customerId);
   const rows = new CopyRowPieces();
-  const next = chainRows(head, records, (r) => {
+  for (const { row: r } of chained) {
     const content = r.content === null ? "\\N" : copyText(r.content);
     rows.add(
       `${copyText(r.id)}\t${customer}\t${r.seq}\t${copyText(r.occurredAt)}\t` +
@@ -193,8 +225,8 @@ function chainAfterAsCopy(
         `${copyOrNull(r.outcome)}\t${copyText(r.fields)}\t${content}\t` +
         `${r.digest}\t${r.prevHash}\t${r.hash}\n`,
     );
-  });
-  return { rows: rows.pieces(), head: next };
+  }
+  return { rows: { format: "text", pieces: rows.pieces() }, head: next };
 }
 
 /** True when the store loads rows by COPY (PGlite). */

@@ -11,8 +11,8 @@ export interface Queryable {
   exec(text: string): Promise<void>;
   /**
    * Loads rows into `table` with COPY, from `rows` in Postgres' text format (a line per row,
-   * columns in `columns` order separated by tabs, `\N` for null, backslash escapes), in pieces of
-   * whole rows (CopyRowPieces: no string of a whole batch). With `guard`, a statement without
+   * columns in `columns` order separated by tabs, `\N` for null, backslash escapes) or its binary
+   * format, in pieces (no string or buffer of a whole batch; see CopyData). With `guard`, a statement without
    * parameters (copy-guard.ts) runs first, both in one transaction (the caller's, when called on
    * one); if it raises GUARD_REFUSED nothing is copied and the answer is false (a caller's
    * transaction is then aborted). True when the rows were copied.
@@ -23,10 +23,18 @@ export interface Queryable {
   copyRows?(
     table: string,
     columns: readonly string[],
-    rows: readonly string[],
+    rows: CopyData,
     guard?: string,
   ): Promise<boolean>;
 }
+
+/**
+ * A COPY's data in pieces: text format (whole rows per piece, CopyRowPieces) or binary format
+ * (CopyBinaryPieces: header, rows and trailer, cut anywhere).
+ */
+export type CopyData =
+  | { format: "text"; pieces: readonly string[] }
+  | { format: "binary"; pieces: readonly Uint8Array[] };
 
 export interface Database extends Queryable {
   readonly kind: "postgres" | "pglite";

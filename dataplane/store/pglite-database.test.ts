@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import test from "ava";
 import { openPglite } from "./pglite-database.js";
+import { CopyBinaryPieces, isoToPgMicros } from "./copy-binary.js";
 import { GUARD_REFUSED } from "./copy-guard.js";
 
 test("embedded database in its worker thread: a failed transaction rolls back and keeps its SQLSTATE", async (t) => {
@@ -66,6 +67,8 @@ test("embedded database in its worker thread: values cross the thread intact, an
   }
 });
 
+const text = (...pieces: string[]) => ({ format: "text" as const, pieces });
+
 test("embedded database in its worker thread: COPY rows go in only when the guard does not refuse, and a failing COPY undoes the guard", async (t) => {
   const db = await openPglite(undefined);
   try {
@@ -77,8 +80,10 @@ test("embedded database in its worker thread: COPY rows go in only when the guar
                      IF NOT FOUND THEN RAISE EXCEPTION 'moved' USING ERRCODE = '${GUARD_REFUSED}'; END IF;
                    END $$`);
     const guard = (from: number, to: number) => `SELECT move_head(${from}, ${to})`;
-    const copy = db.copyRows?.bind(db);
-    if (!copy) return t.fail("PGlite offers COPY");
+    const copyText = db.copyRows?.bind(db);
+    if (!copyText) return t.fail("PGlite offers COPY");
+    const copy = (table: string, columns: string[], pieces: string[], g?: string) =>
+      copyText(table, columns, { format: "text", pieces }, g);
     t.true(await copy("items", ["id", "note"], ["1\ttab\\there\n", "2\t\\N\n"], guard(0, 1)));
     t.false(await copy("items", ["id", "note"], ["3\tstale\n"], guard(0, 2)));
     // Any other error of the guard is an error, not a refusal.
@@ -96,7 +101,7 @@ test("embedded database in its worker thread: COPY rows go in only when the guar
     // Inside a caller's transaction: rolled back with it.
     await t.throwsAsync(
       db.transaction(async (tx) => {
-        t.true(await tx.copyRows?.("items", ["id", "note"], ["5\tin tx\n"], guard(1, 5)));
+        t.true(await tx.copyRows?.("items", ["id", "note"], text("5\tin tx\n"), guard(1, 5)));
         throw new Error("caller gave up");
       }),
     );
@@ -105,7 +110,7 @@ test("embedded database in its worker thread: COPY rows go in only when the guar
     await t.throwsAsync(
       db.transaction(async (tx) => {
         await tx.query("INSERT INTO items VALUES (6, 'before the guard')");
-        t.false(await tx.copyRows?.("items", ["id", "note"], ["7\tstale\n"], guard(0, 9)));
+        t.false(await tx.copyRows?.("items", ["id", "note"], text("7\tstale\n"), guard(0, 9)));
         throw new Error("head moved");
       }),
     );
@@ -139,5 +144,52 @@ test("embedded database on disk: a new directory is initialised, what was commit
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("embedded database in its worker thread: binary COPY takes values as they are, across pieces, and a malformed one is refused", async (t) => {
+  const db = await openPglite(undefined);
+  try {
+    await db.exec("CREATE TABLE wide (n bigint PRIMARY KEY, note text, at timestamptz, doc json)");
+    const long = "x".repeat(100_000); // longer than a piece: a value in a piece of its own
+    const notes = ["tab\there\nline \\N \\.", "naïve ✓ 😀", "", long];
+    const rows = new CopyBinaryPieces();
+    notes.forEach((note, i) =>
+      rows
+        .row(4)
+        .int8(2 ** 40 + i)
+        .text(note)
+        .int8(isoToPgMicros("2026-01-02T03:04:05.678Z") ?? NaN)
+        .text(JSON.stringify({ i })),
+    );
+    rows.row(4).int8(-5).null().null().null();
+    const pieces = rows.pieces();
+    t.true(pieces.length > 1, "the long value took a piece of its own");
+    const columns = ["n", "note", "at", "doc"];
+    t.true(await db.copyRows?.("wide", columns, { format: "binary", pieces }));
+    const stored = await db.query<{
+      n: number;
+      note: string | null;
+      at: Date | null;
+      doc: unknown;
+    }>("SELECT n, note, at, doc FROM wide ORDER BY n");
+    t.deepEqual(
+      stored.map((r) => r.note),
+      [null, ...notes],
+    );
+    t.deepEqual(stored[1]?.n, 2 ** 40);
+    t.is(stored[1]?.at?.toISOString(), "2026-01-02T03:04:05.678Z");
+    t.deepEqual(stored[4]?.doc, { i: 3 });
+    // Text that is not JSON in a json column is refused, and nothing of that COPY stays.
+    const bad = new CopyBinaryPieces();
+    bad.row(4).int8(1).null().null().text("{not json");
+    const refused = await t.throwsAsync(
+      db.copyRows?.("wide", columns, { format: "binary", pieces: bad.pieces() }) ??
+        Promise.resolve(),
+    );
+    t.is((refused as Error & { code?: string }).code, "22P02");
+    t.deepEqual(await db.query("SELECT count(*)::int AS c FROM wide"), [{ c: 5 }]);
+  } finally {
+    await db.close();
   }
 });

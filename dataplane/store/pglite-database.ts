@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Database, Queryable, SqlParam } from "./database.js";
 import type {
+  CopyPiece,
   PgliteReply,
   PgliteRequest,
   PgliteWorkerData,
@@ -11,6 +12,12 @@ import { startWorkerWithYoungGeneration } from "./worker-young-generation.js";
 
 /** Distributes Omit over the request union, so each variant keeps its own fields. */
 type Unsent<T> = T extends unknown ? Omit<T, "id"> : never;
+
+/** The memory of binary pieces, to transfer with their message (strings are copied). */
+const transferOf = (pieces: readonly CopyPiece[]): ArrayBuffer[] =>
+  pieces.flatMap((p) =>
+    typeof p === "string" || !(p.buffer instanceof ArrayBuffer) ? [] : [p.buffer],
+  );
 
 /** The worker's file beside this one: .ts under tsx (dev, tests), .js after the build. */
 function workerUrl(): URL {
@@ -103,14 +110,21 @@ async function startWorker(dataDir: string | undefined, options: PgliteOptions):
   });
   await ready;
 
-  /** Posts `req`; `staged`: pieces of a COPY's data, each posted first in a message of its own. */
-  function send(req: Unsent<PgliteRequest>, staged: readonly string[] = []): Promise<PgliteReply> {
+  /**
+   * Posts `req`; `staged`: pieces of a COPY's data, each posted first in a message of its own.
+   * Bytes are transferred, not copied (the caller gives up the pieces it passes).
+   */
+  function send(
+    req: Unsent<PgliteRequest>,
+    staged: readonly CopyPiece[] = [],
+  ): Promise<PgliteReply> {
     if (dead) return Promise.reject(dead);
     const id = nextId++;
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject });
-      for (const piece of staged) worker.postMessage({ op: "stage", id, data: [piece] });
-      worker.postMessage({ ...req, id });
+      for (const piece of staged)
+        worker.postMessage({ op: "stage", id, data: [piece] }, transferOf([piece]));
+      worker.postMessage({ ...req, id }, req.op === "copy" ? transferOf(req.data) : []);
     });
   }
 
@@ -123,13 +137,15 @@ async function startWorker(dataDir: string | undefined, options: PgliteOptions):
       await send({ op: "exec", tx, text });
     },
     async copyRows(table, columns, rows, guard) {
-      const text = `COPY ${table} (${columns.join(", ")}) FROM '/dev/blob'`;
+      const format = rows.format === "binary" ? " WITH (FORMAT binary)" : "";
+      const text = `COPY ${table} (${columns.join(", ")}) FROM '/dev/blob'${format}`;
       // One piece a message: a message's serialised form (up to 64 KB a piece) stays under glibc's
       // mmap threshold (the start script's 128 KiB); one message of a whole batch (150-500 KB) was
       // mapped, faulted in page by page and unmapped each time (docs/benchmarks.md, fourteenth pass).
+      const pieces: readonly CopyPiece[] = rows.pieces;
       const reply = await send(
-        { op: "copy", tx, text, data: rows.slice(-1), guard },
-        rows.slice(0, -1),
+        { op: "copy", tx, text, data: pieces.slice(-1), guard },
+        pieces.slice(0, -1),
       );
       return reply.ok && reply.rows?.length === 1;
     },

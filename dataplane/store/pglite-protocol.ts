@@ -2,11 +2,15 @@
  * Messages between the request thread and the thread that owns PGlite (pglite-worker.ts).
  * Everything here crosses a structured clone: plain data, Dates and Uint8Arrays only.
  */
+/** A piece of a COPY's data: text format as a string, binary format as bytes. */
+export type CopyPiece = string | Uint8Array;
+
 export type PgliteRequest =
   | { id: number; op: "query"; tx?: number; text: string; params: readonly unknown[] }
   | { id: number; op: "exec"; tx?: number; text: string }
   /**
-   * A COPY ... FROM '/dev/blob' statement fed `data` (COPY text format); with `guard` (no
+   * A COPY ... FROM '/dev/blob' statement fed `data` (text or binary COPY format, as the
+   * statement says: strings or bytes); with `guard` (no
    * parameters) run first, in one simple-protocol message (one transaction, or the caller's).
    * Replies with rows [{}] when copied, [] when the guard raised GUARD_REFUSED (copy-guard.ts).
    */
@@ -15,14 +19,14 @@ export type PgliteRequest =
       op: "copy";
       tx?: number;
       text: string;
-      data: string[];
+      data: CopyPiece[];
       guard?: string;
     }
   /**
    * Pieces of the data of the "copy" with the same id, posted ahead of it (no reply): every
    * message stays small. The copy's own `data` follows them.
    */
-  | { id: number; op: "stage"; data: string[] }
+  | { id: number; op: "stage"; data: CopyPiece[] }
   | { id: number; op: "begin" }
   | { id: number; op: "end"; tx: number; commit: boolean }
   | { id: number; op: "close" };

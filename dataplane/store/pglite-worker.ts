@@ -4,6 +4,7 @@ import { niceCurrentThread } from "./thread-priority.js";
 import { PGlite, types, type Transaction } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import {
+  type CopyPiece,
   ERROR_FIELDS,
   type PgliteReply,
   type PgliteRequest,
@@ -152,7 +153,7 @@ async function handle(req: Exclude<PgliteRequest, { op: "stage" }>): Promise<Pgl
 }
 
 /** Data pieces posted ahead of their "copy" (op "stage"), by its id. */
-const staged = new Map<number, string[]>();
+const staged = new Map<number, CopyPiece[]>();
 
 port.on("message", (req: PgliteRequest) => {
   if (req.op === "stage") {
