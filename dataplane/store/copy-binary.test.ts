@@ -82,4 +82,8 @@ test("CopyBinaryPieces: PGCOPY's header, length-prefixed values (no escapes), 8-
     values.map((v, i) => (i % 2 ? null : v.replace("\ud800", "\ufffd"))),
   );
   t.throws(() => new CopyBinaryPieces().row(1).int8(2 ** 53), { instanceOf: RangeError });
+  // A long value gets a piece of its own size, not three times it.
+  const long = new CopyBinaryPieces();
+  long.row(1).text("z".repeat(1_000_000));
+  t.true(long.pieces().every((p) => p.buffer.byteLength <= 1_000_004));
 });

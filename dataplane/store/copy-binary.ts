@@ -13,6 +13,8 @@
  * 128 KiB), as the text pieces did (copy-row-pieces.ts).
  */
 const PIECE_BYTES = 64 * 1024;
+/** Values longer than this (UTF-16 code units) are measured before they are written. */
+const LONG_VALUE = 8 * 1024;
 
 /** PGCOPY's signature, then the flags (int32 0) and the header extension's length (int32 0). */
 const HEADER = Buffer.from([
@@ -94,8 +96,9 @@ export class CopyBinaryPieces {
 
   /** A text (or json) value: its UTF-8 bytes. */
   text(value: string): this {
-    // UTF-8 takes at most 3 bytes per UTF-16 code unit (a lone surrogate becomes U+FFFD).
-    this.room(4 + value.length * 3);
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit (a lone surrogate becomes U+FFFD); a long
+    // value (captured content) is measured, so its piece is not three times its size.
+    this.room(4 + (value.length > LONG_VALUE ? Buffer.byteLength(value) : value.length * 3));
     const written = this.buf.write(value, this.at + 4, "utf8");
     this.buf.writeInt32BE(written, this.at);
     this.at += 4 + written;
