@@ -8,9 +8,9 @@
  * text format did (docs/benchmarks.md, "Issue 13, twenty-fourth pass"). Nothing is escaped: a
  * value is its UTF-8 bytes.
  *
- * Each piece is a Buffer of its own memory (no pool), so it can be transferred to the store's
- * thread rather than copied. 64 KiB stays under glibc's mmap threshold (the start script's
- * 128 KiB), as the text pieces did (copy-row-pieces.ts).
+ * A piece is at most 64 KiB (unless one value is longer): a message of one piece, and the
+ * piece's own memory, stay under glibc's mmap threshold (the start script's 128 KiB), as the text
+ * pieces did (copy-row-pieces.ts).
  */
 const PIECE_BYTES = 64 * 1024;
 /** Values longer than this (UTF-16 code units) are measured before they are written. */

@@ -11,11 +11,11 @@ export interface Queryable {
   exec(text: string): Promise<void>;
   /**
    * Loads rows into `table` with COPY, from `rows` in Postgres' text format (a line per row,
-   * columns in `columns` order separated by tabs, `\N` for null, backslash escapes) or its binary
-   * format, in pieces (no string or buffer of a whole batch; see CopyData). With `guard`, a statement without
-   * parameters (copy-guard.ts) runs first, both in one transaction (the caller's, when called on
-   * one); if it raises GUARD_REFUSED nothing is copied and the answer is false (a caller's
-   * transaction is then aborted). True when the rows were copied.
+   * columns in `columns` order separated by tabs, `\N` for null, backslash escapes) or its
+   * binary format, in pieces (no string or buffer of a whole batch; see CopyData). With `guard`,
+   * a statement without parameters (copy-guard.ts) runs first, both in one transaction (the
+   * caller's, when called on one); if it raises GUARD_REFUSED nothing is copied and the answer is
+   * false (a caller's transaction is then aborted). True when the rows were copied.
    * Only where the store offers it cheaply (PGlite, one message to its thread); callers fall back
    * to INSERT where it is undefined. `table` and `columns` go into the statement as they are:
    * constants only.
