@@ -80,10 +80,10 @@ test("embedded database in its worker thread: COPY rows go in only when the guar
                      IF NOT FOUND THEN RAISE EXCEPTION 'moved' USING ERRCODE = '${GUARD_REFUSED}'; END IF;
                    END $$`);
     const guard = (from: number, to: number) => `SELECT move_head(${from}, ${to})`;
-    const copyText = db.copyRows?.bind(db);
-    if (!copyText) return t.fail("PGlite offers COPY");
+    const copyRows = db.copyRows?.bind(db);
+    if (!copyRows) return t.fail("PGlite offers COPY");
     const copy = (table: string, columns: string[], pieces: string[], g?: string) =>
-      copyText(table, columns, { format: "text", pieces }, g);
+      copyRows(table, columns, text(...pieces), g);
     t.true(await copy("items", ["id", "note"], ["1\ttab\\there\n", "2\t\\N\n"], guard(0, 1)));
     t.false(await copy("items", ["id", "note"], ["3\tstale\n"], guard(0, 2)));
     // Any other error of the guard is an error, not a refusal.
