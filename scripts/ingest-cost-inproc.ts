@@ -11,13 +11,18 @@
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { join } from "node:path";
 import { PGlite, type Transaction } from "@electric-sql/pglite";
-import type { PendingAuditRecord } from "../dataplane/store/audit-repository.js";
+import { median } from "../bench/load/percentile.js";
 import { GUARD_REFUSED } from "../dataplane/store/copy-guard.js";
-import type { Database, Queryable, SqlParam } from "../dataplane/store/database.js";
-import { benchChatRecord } from "./bench-chat-record.js";
+import { copyFromBlob } from "../dataplane/store/pglite-protocol.js";
+import {
+  type Database,
+  type Queryable,
+  sqlStateOf,
+  type SqlParam,
+} from "../dataplane/store/database.js";
+import { appenderFor, cpuUs, type IngestTree, loadTree, treeRecord } from "./ingest-trees.js";
 
 const [beforeTree, batchesArg, batchArg] = process.argv.slice(2);
 if (!beforeTree) {
@@ -42,35 +47,24 @@ function queryable(on: Pick<PGlite | Transaction, "query" | "exec">): Queryable 
     },
     async copyRows(table, columns, rows: AnyCopyData, guard) {
       const pieces = "format" in rows ? rows.pieces : rows;
-      const format = "format" in rows && rows.format === "binary" ? " WITH (FORMAT binary)" : "";
-      const copy = `COPY ${table} (${columns.join(", ")}) FROM '/dev/blob'${format}`;
+      const copy = copyFromBlob(table, columns, "format" in rows ? rows.format : "text");
       try {
         await on.exec(guard === undefined ? copy : `${guard};\n${copy}`, {
           blob: new Blob([...pieces]),
         });
         return true;
       } catch (err) {
-        if ((err as { code?: string }).code === GUARD_REFUSED) return false;
+        if (sqlStateOf(err) === GUARD_REFUSED) return false;
         throw err;
       }
     },
   };
 }
 
-interface Tree {
-  name: string;
-  db: Database;
-  append: (records: PendingAuditRecord[]) => Promise<void>;
-  record: () => PendingAuditRecord;
-  cleanup: () => Promise<void>;
-}
-
-async function loadTree(name: string, root: string): Promise<Tree> {
-  const at = (file: string) => import(pathToFileURL(resolve(root, file)).href);
-  const { AuditRepository } = await at("dataplane/store/audit-repository.ts");
-  const { migrate } = await at("dataplane/store/migrate.ts");
-  const { newAuditRecordId } = await at("dataplane/audit/audit-record-id.ts");
-  const { requestIdFrom } = await at("dataplane/adapters/http/request-id.ts");
+/** A fresh PGlite in this thread, as the store's interface, with the tree's migrations applied. */
+async function openInThread(
+  tree: IngestTree,
+): Promise<{ db: Database; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), "evident-ingest-inproc-"));
   const pg = await PGlite.create(`file://${dir}`, {
     startParams: [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"],
@@ -84,15 +78,9 @@ async function loadTree(name: string, root: string): Promise<Tree> {
     ping: async () => true,
     close: () => pg.close(),
   };
-  await migrate(db);
-  const repo = new AuditRepository(db) as {
-    append: (q: Database, r: PendingAuditRecord[]) => Promise<void>;
-  };
+  await tree.migrate(db);
   return {
-    name,
     db,
-    append: (records) => repo.append(db, records),
-    record: () => benchChatRecord(newAuditRecordId(), requestIdFrom(undefined, false)),
     cleanup: async () => {
       await db.close();
       await rm(dir, { recursive: true, force: true });
@@ -100,36 +88,37 @@ async function loadTree(name: string, root: string): Promise<Tree> {
   };
 }
 
-const cpuUs = () => {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-};
-
 const trees = [await loadTree("after", "."), await loadTree("before", beforeTree)];
+const opened = await Promise.all(
+  trees.map(async (tree) => {
+    const { db, cleanup } = await openInThread(tree);
+    return { tree, append: appenderFor(tree, db), cleanup };
+  }),
+);
 const spent = new Map<string, number>();
 const ratios: number[] = [];
 try {
-  const makeBatch = (tree: Tree) => Array.from({ length: batch }, () => tree.record());
-  for (let i = 0; i < 10; i++) for (const tree of trees) await tree.append(makeBatch(tree));
+  const makeBatch = (tree: IngestTree) => Array.from({ length: batch }, () => treeRecord(tree));
+  for (let i = 0; i < 10; i++) for (const t of opened) await t.append(makeBatch(t.tree));
   for (let i = 0; i < batches; i++) {
     const costs = new Map<string, number>();
-    for (const tree of i % 2 === 0 ? trees : [...trees].reverse()) {
+    for (const { tree, append } of i % 2 === 0 ? opened : [...opened].reverse()) {
       const records = makeBatch(tree);
       const start = cpuUs();
-      await tree.append(records);
-      costs.set(tree.name, cpuUs() - start);
-      spent.set(tree.name, (spent.get(tree.name) ?? 0) + cpuUs() - start);
+      await append(records);
+      const cost = cpuUs() - start;
+      costs.set(tree.name, cost);
+      spent.set(tree.name, (spent.get(tree.name) ?? 0) + cost);
     }
     ratios.push((costs.get("after") ?? NaN) / (costs.get("before") ?? NaN));
   }
 } finally {
-  for (const tree of trees) await tree.cleanup();
+  for (const { cleanup } of opened) await cleanup();
 }
-ratios.sort((a, b) => a - b);
 const perRecord = (name: string) => ((spent.get(name) ?? NaN) / (batches * batch)).toFixed(2);
 console.log(
   `embedded store in this thread, ${batches} batches of ${batch} per tree, taking turns: CPU us per record before ${perRecord("before")}, after ${perRecord("after")}`,
 );
 console.log(
-  `  after / before: of the sums ${((spent.get("after") ?? NaN) / (spent.get("before") ?? NaN)).toFixed(3)}, median of the batches ${ratios[Math.floor(ratios.length / 2)]?.toFixed(3)}`,
+  `  after / before: of the sums ${((spent.get("after") ?? NaN) / (spent.get("before") ?? NaN)).toFixed(3)}, median of the batches ${median(ratios).toFixed(3)}`,
 );

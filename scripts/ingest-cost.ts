@@ -12,13 +12,11 @@
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { join } from "node:path";
 import { median } from "../bench/load/percentile.js";
 import { createFreshDatabase } from "../bench/processes/fresh-database.js";
 import { processesCpuUs } from "../bench/processes/local-server-cpu.js";
-import type { PendingAuditRecord } from "../dataplane/store/audit-repository.js";
-import { benchChatRecord } from "./bench-chat-record.js";
+import { appenderFor, cpuUs, type IngestTree, loadTree, treeRecord } from "./ingest-trees.js";
 import type { Database } from "../dataplane/store/database.js";
 
 const [beforeTree, store = "embedded", batchArg, roundsArg, nArg] = process.argv.slice(2);
@@ -34,47 +32,6 @@ const perRound = Number(nArg ?? 4000);
 const postgresUrl =
   process.env.BENCH_POSTGRES_URL || "postgres://postgres:postgres@127.0.0.1:5432/postgres";
 
-interface Repo {
-  append?: (db: Database, batch: PendingAuditRecord[]) => Promise<void>;
-  appendBatch: (tx: unknown, batch: PendingAuditRecord[]) => Promise<void>;
-}
-interface Tree {
-  name: string;
-  recordId: () => string;
-  requestId: () => string;
-  repo: (db: Database) => Repo;
-  migrate: (db: Database) => Promise<unknown>;
-  openPglite: (dir: string) => Promise<Database>;
-  openPostgres: (o: { connectionString: string }) => Database;
-}
-
-async function loadTree(name: string, root: string): Promise<Tree> {
-  const at = (file: string) => import(pathToFileURL(resolve(root, file)).href);
-  const repoModule = await at("dataplane/store/audit-repository.ts");
-  const migrateModule = await at("dataplane/store/migrate.ts");
-  const pgliteModule = await at("dataplane/store/pglite-database.ts");
-  const postgresModule = await at("dataplane/store/postgres-database.ts");
-  const recordIdModule = await at("dataplane/audit/audit-record-id.ts");
-  const requestIdModule = await at("dataplane/adapters/http/request-id.ts");
-  return {
-    name,
-    recordId: recordIdModule.newAuditRecordId,
-    requestId: () => requestIdModule.requestIdFrom(undefined, false),
-    repo: (db) => new repoModule.AuditRepository(db) as Repo,
-    migrate: migrateModule.migrate,
-    openPglite: (dir) => pgliteModule.openPglite(dir),
-    openPostgres: postgresModule.openPostgres,
-  };
-}
-
-const record = (tree: Tree): PendingAuditRecord =>
-  benchChatRecord(tree.recordId(), tree.requestId());
-
-const cpuUs = () => {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-};
-
 const mainThread = new Map<string, number[]>();
 const serverCpu = new Map<string, number[]>();
 const push = (into: Map<string, number[]>, name: string, value: number): void => {
@@ -85,18 +42,15 @@ const threadUs = () => {
   return u.user + u.system;
 };
 
-async function measure(tree: Tree, db: Database, n: number): Promise<number> {
-  const repo = tree.repo(db);
+async function measure(tree: IngestTree, db: Database, n: number): Promise<number> {
   const batches = Array.from({ length: Math.ceil(n / batch) }, () =>
-    Array.from({ length: batch }, () => record(tree)),
+    Array.from({ length: batch }, () => treeRecord(tree)),
   );
+  const append = appenderFor(tree, db);
   const startServer = store === "postgres" ? await processesCpuUs("postgres") : undefined;
   const start = cpuUs();
   const startMain = threadUs();
-  for (const b of batches) {
-    if (repo.append) await repo.append(db, b);
-    else await db.transaction((tx) => repo.appendBatch(tx, b));
-  }
+  for (const b of batches) await append(b);
   const records = batches.length * batch;
   const spent = (cpuUs() - start) / records;
   push(mainThread, tree.name, (threadUs() - startMain) / records);
@@ -107,7 +61,7 @@ async function measure(tree: Tree, db: Database, n: number): Promise<number> {
 }
 
 const trees = [await loadTree("after", "."), await loadTree("before", beforeTree)];
-const opened: { tree: Tree; db: Database; cleanup: () => Promise<void> }[] = [];
+const opened: { tree: IngestTree; db: Database; cleanup: () => Promise<void> }[] = [];
 for (const tree of trees) {
   if (store === "embedded") {
     const dir = await mkdtemp(join(tmpdir(), "evident-ingest-cost-"));

@@ -3,6 +3,10 @@ import { CopyBinaryPieces, isoToPgMicros } from "./copy-binary.js";
 
 test("isoToPgMicros: the gateway's own times as microseconds since 2000-01-01 UTC; anything else is left to Postgres", (t) => {
   t.is(isoToPgMicros("2000-01-01T00:00:00.000Z"), 0);
+  t.is(
+    isoToPgMicros("0100-01-01T00:00:00.000Z"),
+    (Date.parse("0100-01-01T00:00:00.000Z") - Date.UTC(2000, 0, 1)) * 1000,
+  );
   t.is(isoToPgMicros("2000-01-01T00:00:01.000Z"), 1_000_000);
   t.is(
     isoToPgMicros("2024-02-29T00:00:00.000Z"),
@@ -26,6 +30,7 @@ test("isoToPgMicros: the gateway's own times as microseconds since 2000-01-01 UT
     "2026-01-02T23:59:60.000Z",
     "2026-01-0xT00:00:00.000Z",
     "+275760-09-13T00:00:00.000Z",
+    "0050-01-01T00:00:00.000Z", // Date.UTC would read it as 1950
     "",
   ])
     t.is(isoToPgMicros(other), undefined, other);

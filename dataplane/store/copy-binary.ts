@@ -72,9 +72,10 @@ export function isoToPgMicros(iso: string): number | undefined {
   const minute = digitsAt(iso, 14, 2);
   const second = digitsAt(iso, 17, 2);
   const ms = digitsAt(iso, 20, 3);
-  // NaN fails every comparison, so a non-digit anywhere ends here too.
+  // NaN fails every comparison, so a non-digit anywhere ends here too. Date.UTC reads years 0-99
+  // as 1900-1999: those are left to Postgres as well.
   if (!(month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month))) return undefined;
-  if (!(hour <= 23 && minute <= 59 && second <= 59 && ms >= 0 && year >= 0)) return undefined;
+  if (!(hour <= 23 && minute <= 59 && second <= 59 && ms >= 0 && year >= 100)) return undefined;
   return (Date.UTC(year, month - 1, day, hour, minute, second, ms) - PG_EPOCH_MS) * 1000;
 }
 

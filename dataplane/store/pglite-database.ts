@@ -1,12 +1,13 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Database, Queryable, SqlParam } from "./database.js";
-import type {
-  CopyPiece,
-  PgliteReply,
-  PgliteRequest,
-  PgliteWorkerData,
-  SerializedDbError,
+import {
+  copyFromBlob,
+  type CopyPiece,
+  type PgliteReply,
+  type PgliteRequest,
+  type PgliteWorkerData,
+  type SerializedDbError,
 } from "./pglite-protocol.js";
 import { startWorkerWithYoungGeneration } from "./worker-young-generation.js";
 
@@ -132,8 +133,7 @@ async function startWorker(dataDir: string | undefined, options: PgliteOptions):
       await send({ op: "exec", tx, text });
     },
     async copyRows(table, columns, rows, guard) {
-      const format = rows.format === "binary" ? " WITH (FORMAT binary)" : "";
-      const text = `COPY ${table} (${columns.join(", ")}) FROM '/dev/blob'${format}`;
+      const text = copyFromBlob(table, columns, rows.format);
       // One piece a message: a message's serialised form (up to 64 KB a piece) stays under glibc's
       // mmap threshold (the start script's 128 KiB); one message of a whole batch (150-500 KB) was
       // mapped, faulted in page by page and unmapped each time (docs/benchmarks.md, fourteenth pass).
