@@ -229,7 +229,7 @@ function chainAfterAsCopy(
   return { rows: { format: "text", pieces: rows.pieces() }, head: next };
 }
 
-/** True when the store loads rows by COPY (PGlite). */
+/** True when the store loads rows by COPY here (PGlite; Postgres outside a transaction). */
 const hasCopy = (q: Queryable): q is Queryable & Required<Pick<Queryable, "copyRows">> =>
   q.copyRows !== undefined;
 
@@ -239,8 +239,9 @@ const hasCopy = (q: Queryable): q is Queryable & Required<Pick<Queryable, "copyR
  * `appendAfterKnownHead`, no transaction needed); only a head not remembered yet, or moved by
  * someone else (another replica, a rolled-back transaction), costs a transaction that locks and
  * reads it (`appendLocked`). Safe to share: the store's head is the truth, the memory only a guess
- * that the statement checks. Where the store has COPY (PGlite) the rows go in by COPY after a
- * statement that moves the head under the same check, both in one transaction.
+ * that the statement checks. Where the store has COPY (PGlite; Postgres outside a transaction) the
+ * rows go in by binary COPY after a statement that moves the head under the same check, both in
+ * one transaction and one message.
  */
 export class AuditChainAppender {
   private readonly heads = new Map<string, ChainHead>();
@@ -312,11 +313,12 @@ export class AuditChainAppender {
   }
 
   /**
-   * Where the store has COPY (PGlite): moves the head if it is still `head` and COPYs the rows,
-   * in one transaction, one message to the store's thread and one simple-protocol query there.
-   * About a tenth less CPU per record ingested than INSERT_IF_HEAD's jsonb_to_recordset in PGlite
-   * (docs/benchmarks.md, seventh pass), and a fixed 0.2-0.4 ms less per batch than the head's
-   * UPDATE and the COPY as two queries (fourteenth pass). The new head, or undefined if it moved.
+   * Where the store has COPY: moves the head if it is still `head` and COPYs the rows, in one
+   * transaction and one simple-protocol query (PGlite: one message to the store's thread;
+   * Postgres: one round trip, the data behind the query). In PGlite about a tenth less CPU per
+   * record than INSERT_IF_HEAD (docs/benchmarks.md, seventh pass) and a fixed 0.2-0.4 ms less per
+   * batch than two queries (fourteenth pass); on a Postgres server about half the server's CPU
+   * per record (twenty-fifth pass). The new head, or undefined if it moved.
    */
   private async copyIfHead(
     q: Queryable & Required<Pick<Queryable, "copyRows">>,

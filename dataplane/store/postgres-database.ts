@@ -1,12 +1,15 @@
 import pg from "pg";
 import type { Database, Queryable, SqlParam } from "./database.js";
+import { copyRowsOnClient } from "./postgres-copy.js";
 
 // int8 (counts, sequence numbers) and numeric come back as numbers, as they do from PGlite.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
 
-function wrap(client: pg.Pool | pg.PoolClient): Queryable {
+/** A pool's or a checked-out client's queries; with `copy`, its copyRows too. */
+function wrap(client: pg.Pool | pg.PoolClient, copy?: Queryable["copyRows"]): Queryable {
   return {
+    ...(copy && { copyRows: copy }),
     async query<Row extends object>(text: string, params: readonly SqlParam[] = []) {
       const res = await client.query<Row>(text, params as unknown[]);
       return res.rows;
@@ -58,12 +61,19 @@ export function openPostgres(options: PostgresOptions): Database & { pool: pg.Po
     idleTimeoutMillis: 30_000,
   });
   pool.on("error", (err) => options.onIdleError?.(err));
-  const direct = wrap(pool);
+  // COPY only outside the caller's transactions: there a refused guard would abort the caller's
+  // transaction, where INSERT_IF_HEAD (audit-chain-append.ts) only matches no head and lets the
+  // appender lock it in the same transaction (a savepoint per customer instead would cost a
+  // subtransaction each, and past 64 of them every snapshot in the cluster gets slower).
+  const direct = wrap(pool, (table, columns, rows, guard) =>
+    checkedOut(pool, (client) => copyRowsOnClient(client, table, columns, rows, guard)),
+  );
   return {
     kind: "postgres",
     pool,
     query: direct.query,
     exec: direct.exec,
+    copyRows: direct.copyRows,
     async transaction(fn) {
       return checkedOut(pool, async (client) => {
         await client.query("BEGIN");
