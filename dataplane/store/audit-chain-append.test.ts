@@ -42,13 +42,17 @@ function counting(db: Database): { db: Database; statements: string[] } {
   return { db: wrapped, statements };
 }
 
-/** What appending after a head checked in the store costs: one statement, or with COPY one
- * message that moves the head and COPYs the rows. Postgres COPYs only outside a transaction
- * (inside one, a refused guard would abort the caller's transaction); PGlite in both. */
-const afterHead = (db: Database, inTransaction: boolean) =>
-  db.copyRows && !(inTransaction && db.kind === "postgres")
-    ? ["SELECT audit_move_head", "COPY audit_records"]
-    : ["WITH head"];
+/** What appending after a head checked in the store costs: one query that moves the head and
+ * COPYs the rows (one statement where the store has no COPY). */
+const afterHead = (db: Database) =>
+  db.copyRows ? ["SELECT audit_move_head", "COPY audit_records"] : ["WITH head"];
+/** What appending after heads locked in a transaction costs: the lock of every head (one
+ * statement), then one query that moves them all and COPYs every row. */
+const locked = (db: Database) => [
+  "BEGIN",
+  "INSERT INTO",
+  ...(db.copyRows ? ["UPDATE audit_chain_heads", "COPY audit_records"] : ["WITH head"]),
+];
 
 for (const backend of storeBackends()) {
   test(`${backend.name}: two writers on one store (replicas) extend one chain; a head moved by the other is noticed, and a batch of a known head is one statement (one message with COPY)`, async (t) => {
@@ -59,16 +63,16 @@ for (const backend of storeBackends()) {
       const first = new AuditRepository(db);
       const second = new AuditRepository(db);
       await first.append(db, records("c_a", 3)); // new chain: locked
-      t.deepEqual(statements, ["BEGIN", "INSERT INTO", ...afterHead(db, true)]);
+      t.deepEqual(statements, locked(db));
       statements.length = 0;
       await first.append(db, records("c_a", 4)); // head known and unchanged: one statement
-      t.deepEqual(statements, afterHead(db, false));
+      t.deepEqual(statements, afterHead(db));
       await second.append(db, records("c_a", 2)); // head not known here: locked
       statements.length = 0;
       await first.append(db, records("c_a", 5)); // head moved by `second`: checked, then locked
       // The check finds the head moved: nothing copied, then the locked append.
       const moved = db.copyRows ? ["SELECT audit_move_head"] : ["WITH head"];
-      t.deepEqual(statements, [...moved, "BEGIN", "INSERT INTO", ...afterHead(db, true)]);
+      t.deepEqual(statements, [...moved, ...locked(db)]);
       await Promise.all([
         first.append(db, records("c_a", 6)),
         second.append(db, records("c_a", 6)),
@@ -82,6 +86,42 @@ for (const backend of storeBackends()) {
       const heads = await repo.heads();
       t.deepEqual(heads.find((h) => h.customer_id === "c_a")?.last_seq, report.last_seq);
       t.deepEqual(heads.find((h) => h.customer_id === "c_a")?.last_hash, report.last_hash);
+    } finally {
+      await store.drop();
+    }
+  });
+
+  test(`${backend.name}: a batch of several customers locks every head in one statement and COPYs every row in one query; writers with overlapping customers in any order do not deadlock`, async (t) => {
+    const store = await backend.open();
+    try {
+      await migrate(store.db);
+      const { db, statements } = counting(store.db);
+      const first = new AuditRepository(db);
+      const second = new AuditRepository(db);
+      await first.append(db, [...records("c_z", 1), ...records("c_x", 2), ...records("c_y", 3)]);
+      t.deepEqual(statements, locked(db), "three customers: still one lock and one COPY");
+      // Each writer appends the same customers, listed in opposite orders, many times at once.
+      const customers = ["c_x", "c_y", "c_z", "c_w"];
+      const batchOf = (order: string[]) => order.flatMap((c) => records(c, 2));
+      await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          Promise.all([
+            first.append(db, batchOf(i % 2 === 0 ? customers : [...customers].reverse())),
+            second.append(db, batchOf(i % 2 === 0 ? [...customers].reverse() : customers)),
+          ]),
+        ),
+      );
+      const repo = new AuditRepository(store.db);
+      for (const [customer, before] of [
+        ["c_x", 2],
+        ["c_y", 3],
+        ["c_z", 1],
+        ["c_w", 0],
+      ] as const) {
+        const report = await verifyChain(repo.chain(customer));
+        t.true(report.ok, `${customer}: ${JSON.stringify(report.first_broken)}`);
+        t.is(report.checked, before + 8 * 2 * 2, customer);
+      }
     } finally {
       await store.drop();
     }

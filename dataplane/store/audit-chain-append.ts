@@ -1,22 +1,17 @@
+import { GENESIS_HASH } from "../audit/audit-record.js";
 import {
-  canonicalJson,
-  chainHash,
-  fieldsWithSeq,
-  GENESIS_HASH,
-  sha256Hex,
-} from "../audit/audit-record.js";
-import { CopyBinaryPieces, isoToPgMicros } from "./copy-binary.js";
+  type ChainAppend,
+  chainedAsCopy,
+  type ChainHead,
+  chainRows,
+  COPY_COLUMNS,
+} from "./audit-chain-rows.js";
 import { CopyRowPieces } from "./copy-row-pieces.js";
-import { copyText } from "./copy-text.js";
 import { sqlIntegerLiteral, sqlTextLiteral } from "./copy-guard.js";
-import type { CopyData, Queryable } from "./database.js";
+import type { Queryable } from "./database.js";
 import type { PendingAuditRecord } from "./audit-repository.js";
 
-/** Where a customer's chain ends: the last record's seq and hash (GENESIS_HASH at seq 0). */
-export interface ChainHead {
-  seq: number;
-  hash: string;
-}
+export type { ChainHead } from "./audit-chain-rows.js";
 
 /** At most this many customers' heads are remembered (the rest are read from the store). */
 const HEADS_MAX = 10_000;
@@ -58,68 +53,38 @@ function moveHeadGuard(customerId: string, from: ChainHead, to: ChainHead): stri
   );
 }
 
-/** Creates the head row if missing, locks it (FOR UPDATE) and reads it. */
-const LOCK_HEAD = `
-  INSERT INTO audit_chain_heads (customer_id, last_seq, last_hash) VALUES ($1, 0, $2)
+/**
+ * Creates the missing head rows of a batch's customers ($1), locks them all (FOR UPDATE, by the
+ * row lock ON CONFLICT DO UPDATE takes) and reads them, in one order: the customer ids' bytes
+ * (COLLATE "C"), so two replicas locking overlapping sets wait for each other instead of
+ * deadlocking.
+ */
+const LOCK_HEADS = `
+  INSERT INTO audit_chain_heads (customer_id, last_seq, last_hash)
+  SELECT c, 0, $2 FROM unnest($1::text[]) AS c ORDER BY c COLLATE "C"
   ON CONFLICT (customer_id) DO UPDATE SET customer_id = EXCLUDED.customer_id
-  RETURNING last_seq, last_hash`;
+  RETURNING customer_id, last_seq, last_hash`;
 
-/** One record placed in the chain: the columns of its row. */
-interface ChainedRow {
-  id: string;
-  seq: number;
-  occurredAt: string;
-  /** The query columns: the fields' own values (verification compares them). */
-  kind: string;
-  requestId: string | null;
-  model: string | null;
-  outcome: string | null;
-  /** The canonical JSON of the fields, seq included: what was digested, stored as it is. */
-  fields: string;
-  content: string | null;
-  digest: string;
-  prevHash: string;
-  hash: string;
-}
-
-/** Chains `records` after `head`, handing each row to `row` in order; returns the new head. */
-function chainRows(
-  head: ChainHead,
-  records: readonly PendingAuditRecord[],
-  row: (r: ChainedRow) => void,
-): ChainHead {
-  let seq = head.seq;
-  let prevHash = head.hash;
-  for (const r of records) {
-    seq += 1;
-    const fields = fieldsWithSeq(r.fields, seq);
-    // The digested text is the stored JSON too (a json column keeps the text as it came).
-    const canonical = canonicalJson(fields);
-    const digest = sha256Hex(canonical);
-    const hash = chainHash(prevHash, digest);
-    const content = r.content === null ? null : JSON.stringify(r.content);
-    row({
-      id: fields.id,
-      seq,
-      occurredAt: fields.occurred_at,
-      kind: fields.kind,
-      requestId: fields.request_id ?? null,
-      model: fields.model ?? null,
-      outcome: fields.outcome ?? null,
-      fields: canonical,
-      content,
-      digest,
-      prevHash,
-      hash,
-    });
-    prevHash = hash;
-  }
-  return { seq, hash: prevHash };
+/**
+ * Moves the heads of customers whose head rows this transaction has locked (LOCK_HEADS), in one
+ * statement without parameters: it runs in the same query as the COPY of their rows.
+ */
+function moveLockedHeads(moves: readonly { customerId: string; head: ChainHead }[]): string {
+  const values = moves
+    .map(
+      ({ customerId, head }) =>
+        `(${sqlTextLiteral(customerId)}, ${sqlIntegerLiteral(head.seq)}::bigint, ` +
+        `${sqlTextLiteral(head.hash)})`,
+    )
+    .join(", ");
+  return (
+    "UPDATE audit_chain_heads AS h SET last_seq = v.seq, last_hash = v.hash " +
+    `FROM (VALUES ${values}) AS v(customer_id, seq, hash) WHERE h.customer_id = v.customer_id`
+  );
 }
 
 const jsonOrNull = (value: string | null): string =>
   value === null ? "null" : JSON.stringify(value);
-const copyOrNull = (value: string | null): string => (value === null ? "\\N" : copyText(value));
 
 /**
  * The records chained after `head`: the JSON array INSERT_IF_HEAD reads, as UTF-8 bytes, and the
@@ -161,94 +126,27 @@ function utf8OfPieces(pieces: readonly string[]): Buffer {
   return out;
 }
 
-/** The audit_records columns of each row chainAfterAsCopy writes, in order. */
-const COPY_COLUMNS = [
-  "id",
-  "customer_id",
-  "seq",
-  "occurred_at",
-  "kind",
-  "request_id",
-  "model",
-  "outcome",
-  "fields",
-  "content",
-  "record_digest",
-  "prev_hash",
-  "hash",
-] as const;
-
-/**
- * The records chained after `head` as COPY data (COPY_COLUMNS) in pieces, and the new head: in
- * the binary format (copy-binary.ts), or in the text format when a record's time is not in the
- * form the gateway writes (Postgres then parses it, as it would anywhere else).
- */
-function chainAfterAsCopy(
-  customerId: string,
-  head: ChainHead,
-  records: readonly PendingAuditRecord[],
-): { rows: CopyData; head: ChainHead } {
-  const chained: { row: ChainedRow; micros: number | undefined }[] = [];
-  let allTimesBinary = true;
-  const next = chainRows(head, records, (row) => {
-    const micros = isoToPgMicros(row.occurredAt);
-    if (micros === undefined) allTimesBinary = false;
-    chained.push({ row, micros });
-  });
-  if (allTimesBinary) {
-    const rows = new CopyBinaryPieces();
-    for (const { row: r, micros } of chained)
-      rows
-        .row(COPY_COLUMNS.length)
-        .text(r.id)
-        .text(customerId)
-        .int8(r.seq)
-        .int8(micros as number)
-        .text(r.kind)
-        .textOrNull(r.requestId)
-        .textOrNull(r.model)
-        .textOrNull(r.outcome)
-        .text(r.fields)
-        .textOrNull(r.content)
-        .text(r.digest)
-        .text(r.prevHash)
-        .text(r.hash);
-    return { rows: { format: "binary", pieces: rows.pieces() }, head: next };
-  }
-  const customer = copyText(customerId);
-  const rows = new CopyRowPieces();
-  for (const { row: r } of chained) {
-    const content = r.content === null ? "\\N" : copyText(r.content);
-    rows.add(
-      `${copyText(r.id)}\t${customer}\t${r.seq}\t${copyText(r.occurredAt)}\t` +
-        `${copyText(r.kind)}\t${copyOrNull(r.requestId)}\t${copyOrNull(r.model)}\t` +
-        `${copyOrNull(r.outcome)}\t${copyText(r.fields)}\t${content}\t` +
-        `${r.digest}\t${r.prevHash}\t${r.hash}\n`,
-    );
-  }
-  return { rows: { format: "text", pieces: rows.pieces() }, head: next };
-}
-
-/** True when the store loads rows by COPY here (PGlite; Postgres outside a transaction). */
+/** True when the store loads rows by COPY (both stores do; a Queryable need not). */
 const hasCopy = (q: Queryable): q is Queryable & Required<Pick<Queryable, "copyRows">> =>
   q.copyRows !== undefined;
 
 /**
  * Appends records to customers' chains. The head each append left is remembered, so the next
- * append for that customer is one statement that checks the head is unchanged (INSERT_IF_HEAD,
- * `appendAfterKnownHead`, no transaction needed); only a head not remembered yet, or moved by
- * someone else (another replica, a rolled-back transaction), costs a transaction that locks and
- * reads it (`appendLocked`). Safe to share: the store's head is the truth, the memory only a guess
- * that the statement checks. Where the store has COPY (PGlite; Postgres outside a transaction) the
- * rows go in by binary COPY after a statement that moves the head under the same check, both in
- * one transaction and one message.
+ * append of one customer's records is one query that checks the head is unchanged and appends
+ * (`appendAfterKnownHead`, no transaction needed); only a head not remembered yet, or moved by
+ * someone else (another replica, a rolled-back transaction), or a batch of several customers,
+ * costs a transaction that locks and reads every head of the batch (`appendLocked`). Safe to
+ * share: the store's head is the truth, the memory only a guess that the query checks. Rows go in
+ * by binary COPY, in the same query as the statement that moves the heads (where the Queryable
+ * has no COPY, by INSERT_IF_HEAD).
  */
 export class AuditChainAppender {
   private readonly heads = new Map<string, ChainHead>();
 
   /**
-   * One statement, when this customer's head is remembered and still the store's: true. False
-   * (nothing written, the head forgotten) otherwise; then use appendLocked.
+   * One query, when this customer's head is remembered and still the store's: true. False
+   * (nothing written, the head forgotten) otherwise; then use appendLocked. Outside a
+   * transaction only: inside one, a moved head aborts it on a store with COPY.
    */
   async appendAfterKnownHead(
     q: Queryable,
@@ -257,40 +155,59 @@ export class AuditChainAppender {
   ): Promise<boolean> {
     const known = this.heads.get(customerId);
     if (known === undefined) return false;
-    if (await this.insertIfHead(q, customerId, known, records)) return true;
-    this.heads.delete(customerId);
-    return false;
+    const next = hasCopy(q)
+      ? await this.copyIfHead(q, customerId, known, records)
+      : await this.insertJsonIfHead(q, customerId, known, records);
+    if (next === undefined) {
+      this.heads.delete(customerId);
+      return false;
+    }
+    this.remember(customerId, next);
+    return true;
   }
 
-  /** Locks the head (creating it for a new chain) and appends after it; `tx` is a transaction. */
+  /**
+   * Locks every customer's head (creating a new chain's) in one statement and appends after them,
+   * every customer's rows in one COPY with the heads' move in the same query: three round trips
+   * in `tx` (a transaction) whatever the number of customers.
+   */
   async appendLocked(
     tx: Queryable,
-    customerId: string,
-    records: readonly PendingAuditRecord[],
+    batch: readonly (readonly [string, readonly PendingAuditRecord[]])[],
   ): Promise<void> {
-    const [row] = await tx.query<{ last_seq: number; last_hash: string }>(LOCK_HEAD, [
-      customerId,
-      GENESIS_HASH,
-    ]);
-    const locked = { seq: row?.last_seq ?? 0, hash: row?.last_hash ?? GENESIS_HASH };
-    if (!(await this.insertIfHead(tx, customerId, locked, records))) {
-      throw new Error(`audit chain head of ${customerId} moved while locked`);
+    if (batch.length === 0) return;
+    const locked = new Map(
+      (
+        await tx.query<{ customer_id: string; last_seq: number; last_hash: string }>(LOCK_HEADS, [
+          batch.map(([customerId]) => customerId),
+          GENESIS_HASH,
+        ])
+      ).map((row) => [row.customer_id, { seq: row.last_seq, hash: row.last_hash }]),
+    );
+    const appends: ChainAppend[] = batch.map(([customerId, records]) => {
+      const head = locked.get(customerId);
+      if (head === undefined) throw new Error(`audit chain head of ${customerId} not locked`);
+      return { customerId, head, records };
+    });
+    if (!hasCopy(tx)) {
+      for (const { customerId, head, records } of appends) {
+        const next = await this.insertJsonIfHead(tx, customerId, head, records);
+        if (next === undefined) throw new Error(`audit chain head of ${customerId} moved`);
+        this.remember(customerId, next);
+      }
+      return;
     }
+    const { rows, heads } = chainedAsCopy(appends);
+    const moves = appends.map(({ customerId }, i) => ({ customerId, head: heads[i] as ChainHead }));
+    if (!(await tx.copyRows("audit_records", COPY_COLUMNS, rows, moveLockedHeads(moves)))) {
+      throw new Error("audit chain heads moved while locked");
+    }
+    for (const { customerId, head } of moves) this.remember(customerId, head);
   }
 
-  private async insertIfHead(
-    q: Queryable,
-    customerId: string,
-    head: ChainHead,
-    records: readonly PendingAuditRecord[],
-  ): Promise<boolean> {
-    const next = hasCopy(q)
-      ? await this.copyIfHead(q, customerId, head, records)
-      : await this.insertJsonIfHead(q, customerId, head, records);
-    if (next === undefined) return false;
+  private remember(customerId: string, head: ChainHead): void {
     if (!this.heads.has(customerId) && this.heads.size >= HEADS_MAX) this.heads.clear();
-    this.heads.set(customerId, next);
-    return true;
+    this.heads.set(customerId, head);
   }
 
   /** INSERT_IF_HEAD: one statement, no transaction. The new head, or undefined if it moved. */
@@ -313,12 +230,12 @@ export class AuditChainAppender {
   }
 
   /**
-   * Where the store has COPY: moves the head if it is still `head` and COPYs the rows, in one
-   * transaction and one simple-protocol query (PGlite: one message to the store's thread;
-   * Postgres: one round trip, the data behind the query). In PGlite about a tenth less CPU per
-   * record than INSERT_IF_HEAD (docs/benchmarks.md, seventh pass) and a fixed 0.2-0.4 ms less per
-   * batch than two queries (fourteenth pass); on a Postgres server about half the server's CPU
-   * per record (twenty-fifth pass). The new head, or undefined if it moved.
+   * Moves the head if it is still `head` and COPYs the rows, in one transaction and one
+   * simple-protocol query (PGlite: one message to the store's thread; Postgres: one round trip,
+   * the data behind the query). In PGlite about a tenth less CPU per record than INSERT_IF_HEAD
+   * (docs/benchmarks.md, seventh pass) and a fixed 0.2-0.4 ms less per batch than two queries
+   * (fourteenth pass); on a Postgres server about half the server's CPU per record (twenty-fifth
+   * pass). The new head, or undefined if it moved.
    */
   private async copyIfHead(
     q: Queryable & Required<Pick<Queryable, "copyRows">>,
@@ -326,9 +243,10 @@ export class AuditChainAppender {
     head: ChainHead,
     records: readonly PendingAuditRecord[],
   ): Promise<ChainHead | undefined> {
-    const next = chainAfterAsCopy(customerId, head, records);
-    const guard = moveHeadGuard(customerId, head, next.head);
-    const copied = await q.copyRows("audit_records", COPY_COLUMNS, next.rows, guard);
-    return copied ? next.head : undefined;
+    const { rows, heads } = chainedAsCopy([{ customerId, head, records }]);
+    const next = heads[0] as ChainHead;
+    const guard = moveHeadGuard(customerId, head, next);
+    const copied = await q.copyRows("audit_records", COPY_COLUMNS, rows, guard);
+    return copied ? next : undefined;
   }
 }

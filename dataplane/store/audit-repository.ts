@@ -60,12 +60,7 @@ export class AuditRepository {
     const [only, ...more] = byCustomer;
     if (only === undefined) return;
     if (more.length === 0 && (await this.chains.appendAfterKnownHead(db, only[0], only[1]))) return;
-    await db.transaction(async (tx) => {
-      for (const [customerId, records] of byCustomer) {
-        if (await this.chains.appendAfterKnownHead(tx, customerId, records)) continue;
-        await this.chains.appendLocked(tx, customerId, records);
-      }
-    });
+    await db.transaction((tx) => this.chains.appendLocked(tx, byCustomer));
   }
 
   /** As append(), inside the caller's transaction `tx`. */
@@ -74,10 +69,7 @@ export class AuditRepository {
     batch: readonly PendingAuditRecord[],
     options: { dedupe?: boolean } = {},
   ): Promise<void> {
-    for (const [customerId, records] of await this.byCustomer(tx, batch, options)) {
-      if (await this.chains.appendAfterKnownHead(tx, customerId, records)) continue;
-      await this.chains.appendLocked(tx, customerId, records);
-    }
+    await this.chains.appendLocked(tx, await this.byCustomer(tx, batch, options));
   }
 
   /** The storable records of a batch by customer, customers in sorted order (the lock order). */

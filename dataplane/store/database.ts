@@ -16,10 +16,10 @@ export interface Queryable {
    * a statement without parameters (copy-guard.ts) runs first, both in one transaction (the
    * caller's, when called on one); if it raises GUARD_REFUSED nothing is copied and the answer is
    * false (a caller's transaction is then aborted). True when the rows were copied.
-   * Only where the store offers it cheaply: PGlite (one message to its thread, in or out of a
-   * transaction) and Postgres outside a transaction (the guard, the COPY and its data in one
-   * round trip: postgres-copy.ts); callers fall back to INSERT where it is undefined. `table` and
-   * `columns` go into the statement as they are: constants only.
+   * Both stores offer it cheaply: PGlite in one message to its thread, Postgres in one round trip
+   * (the guard, the COPY and its data together: postgres-copy.ts); callers fall back to INSERT
+   * where it is undefined. `table` and `columns` go into the statement as they are: constants
+   * only.
    */
   copyRows?(
     table: string,

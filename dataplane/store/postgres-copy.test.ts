@@ -111,12 +111,38 @@ if (POSTGRES_URL) {
     }
   });
 
-  test("postgres: a transaction's queries offer no COPY (a refused guard would abort the caller's transaction; the appender uses its one-statement check there)", async (t) => {
+  test("postgres: inside a caller's transaction the COPY is part of it: rolled back with it, and a refused guard aborts it", async (t) => {
     const { db, drop } = await oneConnection();
     try {
-      await db.transaction(async (tx) => {
-        t.is(tx.copyRows, undefined);
-      });
+      await db.exec(`CREATE TABLE head (n int NOT NULL); INSERT INTO head VALUES (0);
+                     CREATE TABLE items (id int PRIMARY KEY, note text);
+                     CREATE FUNCTION move_head(f int, t int) RETURNS void LANGUAGE plpgsql AS $$
+                     BEGIN
+                       UPDATE head SET n = t WHERE n = f;
+                       IF NOT FOUND THEN RAISE EXCEPTION 'moved' USING ERRCODE = '${GUARD_REFUSED}'; END IF;
+                     END $$`);
+      const columns = ["id", "note"];
+      await t.throwsAsync(
+        db.transaction(async (tx) => {
+          t.true(
+            await tx.copyRows?.("items", columns, text("1\tin tx\n"), "SELECT move_head(0, 1)"),
+          );
+          t.deepEqual(await tx.query("SELECT count(*)::int AS c FROM items"), [{ c: 1 }]);
+          throw new Error("caller gave up");
+        }),
+      );
+      t.deepEqual(await db.query("SELECT n FROM head"), [{ n: 0 }]);
+      const aborted = await t.throwsAsync(
+        db.transaction(async (tx) => {
+          await tx.query("INSERT INTO items VALUES (6, 'before the guard')");
+          t.false(
+            await tx.copyRows?.("items", columns, text("7\tstale\n"), "SELECT move_head(5, 9)"),
+          );
+          await tx.query("SELECT 1"); // the transaction is aborted: refused
+        }),
+      );
+      t.is((aborted as Error & { code?: string }).code, "25P02");
+      t.deepEqual(await db.query("SELECT count(*)::int AS c FROM items"), [{ c: 0 }]);
     } finally {
       await drop();
     }

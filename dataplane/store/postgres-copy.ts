@@ -82,9 +82,10 @@ class GuardedCopyQuery implements pg.Submittable {
 }
 
 /**
- * Queryable.copyRows on a pooled pg client outside any transaction of the caller's: the guard and
- * the COPY in one Query, one round trip (GuardedCopyQuery). False when the guard raised
- * GUARD_REFUSED (nothing copied, the connection idle again).
+ * Queryable.copyRows on a pg client: the guard and the COPY in one Query, one round trip
+ * (GuardedCopyQuery). False when the guard raised GUARD_REFUSED: nothing copied, and the
+ * connection idle again, or, inside the caller's transaction, that transaction aborted (as a
+ * failing COPY aborts it).
  */
 export async function copyRowsOnClient(
   client: pg.ClientBase,

@@ -6,10 +6,13 @@ import { copyRowsOnClient } from "./postgres-copy.js";
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
 
-/** A pool's or a checked-out client's queries; with `copy`, its copyRows too. */
-function wrap(client: pg.Pool | pg.PoolClient, copy?: Queryable["copyRows"]): Queryable {
+/** A pool's or a checked-out client's queries, COPY included. */
+function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   return {
-    ...(copy && { copyRows: copy }),
+    copyRows: (table, columns, rows, guard) =>
+      client instanceof pg.Pool
+        ? checkedOut(client, (c) => copyRowsOnClient(c, table, columns, rows, guard))
+        : copyRowsOnClient(client, table, columns, rows, guard),
     async query<Row extends object>(text: string, params: readonly SqlParam[] = []) {
       const res = await client.query<Row>(text, params as unknown[]);
       return res.rows;
@@ -61,13 +64,7 @@ export function openPostgres(options: PostgresOptions): Database & { pool: pg.Po
     idleTimeoutMillis: 30_000,
   });
   pool.on("error", (err) => options.onIdleError?.(err));
-  // COPY only outside the caller's transactions: there a refused guard would abort the caller's
-  // transaction, where INSERT_IF_HEAD (audit-chain-append.ts) only matches no head and lets the
-  // appender lock it in the same transaction (a savepoint per customer instead would cost a
-  // subtransaction each, and past 64 of them every snapshot in the cluster gets slower).
-  const direct = wrap(pool, (table, columns, rows, guard) =>
-    checkedOut(pool, (client) => copyRowsOnClient(client, table, columns, rows, guard)),
-  );
+  const direct = wrap(pool);
   return {
     kind: "postgres",
     pool,
