@@ -9,6 +9,7 @@
  *   npx tsx scripts/ingest-cost.ts <before-tree> <embedded|postgres> [batch=40] [rounds=6] [n=4000]
  *
  * Postgres: BENCH_POSTGRES_URL (default the local server), a fresh database per tree.
+ * CUSTOMERS=n spreads each batch's records over n customers' chains (default 1: the bench's one).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -29,6 +30,7 @@ if (!beforeTree || (store !== "embedded" && store !== "postgres")) {
 const batch = Number(batchArg ?? 40);
 const rounds = Number(roundsArg ?? 6);
 const perRound = Number(nArg ?? 4000);
+const customers = Math.max(1, Number(process.env.CUSTOMERS ?? 1));
 const postgresUrl =
   process.env.BENCH_POSTGRES_URL || "postgres://postgres:postgres@127.0.0.1:5432/postgres";
 
@@ -44,7 +46,11 @@ const threadUs = () => {
 
 async function measure(tree: IngestTree, db: Database, n: number): Promise<number> {
   const batches = Array.from({ length: Math.ceil(n / batch) }, () =>
-    Array.from({ length: batch }, () => treeRecord(tree)),
+    Array.from({ length: batch }, (_, i) => {
+      const record = treeRecord(tree);
+      const customer = customers === 1 ? record.fields.customer_id : `cus_${i % customers}`;
+      return { ...record, fields: { ...record.fields, customer_id: customer } };
+    }),
   );
   const append = appenderFor(tree, db);
   const startServer = store === "postgres" ? await processesCpuUs("postgres") : undefined;
@@ -99,7 +105,7 @@ try {
 const after = results.get("after") ?? [];
 const before = results.get("before") ?? [];
 console.log(
-  `${store}, batches of ${batch}: CPU us per record (all threads of this process), median of ${rounds} rounds of ${perRound}`,
+  `${store}, batches of ${batch} (${customers} customer${customers === 1 ? "" : "s"}): CPU us per record (all threads of this process), median of ${rounds} rounds of ${perRound}`,
 );
 console.log(`  before ${median(before).toFixed(1)}   after ${median(after).toFixed(1)}`);
 const main = (name: string) => median(mainThread.get(name) ?? []).toFixed(1);

@@ -1,12 +1,19 @@
 import test from "ava";
 import { sqlIntegerLiteral, sqlTextLiteral } from "./copy-guard.js";
 
-test("a text literal doubles its quotes and keeps everything else as it is (standard strings)", (t) => {
-  t.is(sqlTextLiteral("plain"), "'plain'");
-  t.is(sqlTextLiteral("it's"), "'it''s'");
-  t.is(sqlTextLiteral("x'); DROP TABLE audit_records; --"), "'x''); DROP TABLE audit_records; --'");
-  t.is(sqlTextLiteral("back\\slash $fn$ \ud800"), "'back\\slash $fn$ \ud800'");
-  t.is(sqlTextLiteral(""), "''");
+test("a text literal is an escape string: quotes and backslashes doubled, everything else as it is", (t) => {
+  t.is(sqlTextLiteral("plain"), "E'plain'");
+  t.is(sqlTextLiteral("it's"), "E'it''s'");
+  t.is(
+    sqlTextLiteral("x'); DROP TABLE audit_records; --"),
+    "E'x''); DROP TABLE audit_records; --'",
+  );
+  t.is(
+    sqlTextLiteral("x\\'); DROP TABLE audit_records; --"),
+    "E'x\\\\''); DROP TABLE audit_records; --'",
+  );
+  t.is(sqlTextLiteral("back\\slash $fn$ \ud800"), "E'back\\\\slash $fn$ \ud800'");
+  t.is(sqlTextLiteral(""), "E''");
 });
 
 test("a text literal refuses NUL, and an integer literal anything but a safe integer", (t) => {

@@ -6,10 +6,14 @@
  */
 export const GUARD_REFUSED = "EV409";
 
-/** A string as a standard SQL literal (standard_conforming_strings, Postgres' default). */
+/**
+ * A string as an escape string literal (E'...': backslashes and quotes doubled), which reads the
+ * same whatever the server's standard_conforming_strings: the guard now also runs on an
+ * operator's Postgres server, whose settings are not ours.
+ */
 export function sqlTextLiteral(value: string): string {
   if (value.includes("\0")) throw new Error("a SQL text literal cannot hold a NUL character");
-  return `'${value.replaceAll("'", "''")}'`;
+  return `E'${value.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
 }
 
 /** An integer as a SQL literal; anything but a safe integer is refused. */

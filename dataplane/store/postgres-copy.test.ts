@@ -1,7 +1,7 @@
 import test from "ava";
 import { freshPostgresUrl, POSTGRES_URL } from "../../test/support/databases.js";
 import { CopyBinaryPieces, isoToPgMicros } from "./copy-binary.js";
-import { GUARD_REFUSED } from "./copy-guard.js";
+import { GUARD_REFUSED, sqlTextLiteral } from "./copy-guard.js";
 import type { CopyData, Database } from "./database.js";
 import { openPostgres } from "./postgres-database.js";
 
@@ -143,6 +143,27 @@ if (POSTGRES_URL) {
       );
       t.is((aborted as Error & { code?: string }).code, "25P02");
       t.deepEqual(await db.query("SELECT count(*)::int AS c FROM items"), [{ c: 0 }]);
+    } finally {
+      await drop();
+    }
+  });
+  test("postgres: a guard's text literals read back as written whatever the server's standard_conforming_strings (an operator's setting, not ours)", async (t) => {
+    const { db, drop } = await oneConnection();
+    try {
+      const hostile = [
+        "x\\'); DROP TABLE audit_records; --",
+        "back\\slash",
+        "it's",
+        "$$ $fn$",
+        "\\",
+      ];
+      for (const setting of ["on", "off"]) {
+        await db.exec(`SET standard_conforming_strings = ${setting}`); // the pool's one connection
+        for (const value of hostile) {
+          const [row] = await db.query<{ v: string }>(`SELECT ${sqlTextLiteral(value)}::text AS v`);
+          t.is(row?.v, value, `standard_conforming_strings=${setting}`);
+        }
+      }
     } finally {
       await drop();
     }
