@@ -49,10 +49,10 @@ class GuardedCopyQuery implements pg.Submittable {
     });
   }
 
-  submit(connection: pg.Connection): void {
+  /** Sends the Query and its data; an error returned here pg hands back to handleError. */
+  submit(connection: pg.Connection): Error | undefined {
     if (!isCopyConnection(connection)) {
-      this.settle?.reject(new Error("this pg version's connection cannot send COPY data"));
-      return;
+      return new Error("this pg version's connection cannot send COPY data");
     }
     connection.query(this.text);
     for (const piece of this.rows.pieces)
@@ -62,6 +62,7 @@ class GuardedCopyQuery implements pg.Submittable {
           : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength),
       );
     connection.endCopyFrom();
+    return undefined;
   }
 
   // The guard's row and the statements' completions carry nothing needed here.
