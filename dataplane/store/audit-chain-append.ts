@@ -168,7 +168,7 @@ export class AuditChainAppender {
 
   /**
    * Locks every customer's head (creating a new chain's) in one statement and appends after them,
-   * every customer's rows in one COPY with the heads' move in the same query: three round trips
+   * every customer's rows in one COPY with the heads' move in the same query: two round trips
    * in `tx` (a transaction) whatever the number of customers.
    */
   async appendLocked(

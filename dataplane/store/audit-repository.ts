@@ -72,7 +72,7 @@ export class AuditRepository {
     await this.chains.appendLocked(tx, await this.byCustomer(tx, batch, options));
   }
 
-  /** The storable records of a batch by customer, customers in sorted order (the lock order). */
+  /** The storable records of a batch by customer, customers in sorted order. */
   private async byCustomer(
     q: Queryable,
     batch: readonly PendingAuditRecord[],
