@@ -1,6 +1,6 @@
 import test from "ava";
 import { pendingRecord } from "../../test/support/audit-seed.js";
-import { storeBackends } from "../../test/support/databases.js";
+import { type Backend, storeBackends } from "../../test/support/databases.js";
 import { canonicalJson } from "../audit/canonical-json.js";
 import { sha256Hex } from "../audit/audit-record.js";
 import { unescapeStoredString } from "../audit/storable-record.js";
@@ -54,14 +54,18 @@ const locked = (db: Database) => [
   ...(db.copyRows ? ["UPDATE audit_chain_heads", "COPY audit_records"] : ["WITH head"]),
 ];
 
+/** A fresh migrated store, its statements counted, and two repositories writing to it (replicas). */
+async function twoWriters(backend: Backend) {
+  const store = await backend.open();
+  await migrate(store.db);
+  const { db, statements } = counting(store.db);
+  return { store, db, statements, first: new AuditRepository(db), second: new AuditRepository(db) };
+}
+
 for (const backend of storeBackends()) {
   test(`${backend.name}: two writers on one store (replicas) extend one chain; a head moved by the other is noticed, and a batch of a known head is one statement (one message with COPY)`, async (t) => {
-    const store = await backend.open();
+    const { store, db, statements, first, second } = await twoWriters(backend);
     try {
-      await migrate(store.db);
-      const { db, statements } = counting(store.db);
-      const first = new AuditRepository(db);
-      const second = new AuditRepository(db);
       await first.append(db, records("c_a", 3)); // new chain: locked
       t.deepEqual(statements, locked(db));
       statements.length = 0;
@@ -92,12 +96,8 @@ for (const backend of storeBackends()) {
   });
 
   test(`${backend.name}: a batch of several customers locks every head in one statement and COPYs every row in one query; writers with overlapping customers in any order do not deadlock`, async (t) => {
-    const store = await backend.open();
+    const { store, db, statements, first, second } = await twoWriters(backend);
     try {
-      await migrate(store.db);
-      const { db, statements } = counting(store.db);
-      const first = new AuditRepository(db);
-      const second = new AuditRepository(db);
       await first.append(db, [...records("c_z", 1), ...records("c_x", 2), ...records("c_y", 3)]);
       t.deepEqual(statements, locked(db), "three customers: still one lock and one COPY");
       // Each writer appends the same customers, listed in opposite orders, many times at once.
