@@ -15,8 +15,8 @@ import { join } from "node:path";
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { median } from "../bench/load/percentile.js";
 import { GUARD_REFUSED } from "../dataplane/store/copy-guard.js";
-import { copyFromBlob } from "../dataplane/store/pglite-protocol.js";
 import {
+  copyStatement,
   type Database,
   type Queryable,
   sqlStateOf,
@@ -47,7 +47,12 @@ function queryable(on: Pick<PGlite | Transaction, "query" | "exec">): Queryable 
     },
     async copyRows(table, columns, rows: AnyCopyData, guard) {
       const pieces = "format" in rows ? rows.pieces : rows;
-      const copy = copyFromBlob(table, columns, "format" in rows ? rows.format : "text");
+      const copy = copyStatement(
+        table,
+        columns,
+        "format" in rows ? rows.format : "text",
+        "'/dev/blob'",
+      );
       try {
         await on.exec(guard === undefined ? copy : `${guard};\n${copy}`, {
           blob: new Blob([...pieces]),

@@ -37,6 +37,20 @@ export type CopyData =
   | { format: "text"; pieces: readonly string[] }
   | { format: "binary"; pieces: readonly Uint8Array[] };
 
+/**
+ * The COPY statement that loads `columns` of `table` from `source` in `format`: Postgres reads
+ * the data from the client (STDIN), PGlite from the Blob its worker makes of the pieces.
+ */
+export function copyStatement(
+  table: string,
+  columns: readonly string[],
+  format: CopyData["format"],
+  source: "STDIN" | "'/dev/blob'",
+): string {
+  const options = format === "binary" ? " WITH (FORMAT binary)" : "";
+  return `COPY ${table} (${columns.join(", ")}) FROM ${source}${options}`;
+}
+
 export interface Database extends Queryable {
   readonly kind: "postgres" | "pglite";
   /** Runs fn in one transaction on one connection; rolls back if fn throws. */

@@ -1,8 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type { Database, Queryable, SqlParam } from "./database.js";
+import { copyStatement, type Database, type Queryable, type SqlParam } from "./database.js";
 import {
-  copyFromBlob,
   type CopyPiece,
   type PgliteReply,
   type PgliteRequest,
@@ -133,7 +132,7 @@ async function startWorker(dataDir: string | undefined, options: PgliteOptions):
       await send({ op: "exec", tx, text });
     },
     async copyRows(table, columns, rows, guard) {
-      const text = copyFromBlob(table, columns, rows.format);
+      const text = copyStatement(table, columns, rows.format, "'/dev/blob'");
       // One piece a message: a message's serialised form (up to 64 KB a piece) stays under glibc's
       // mmap threshold (the start script's 128 KiB); one message of a whole batch (150-500 KB) was
       // mapped, faulted in page by page and unmapped each time (docs/benchmarks.md, fourteenth pass).

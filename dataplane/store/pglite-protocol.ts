@@ -5,21 +5,11 @@
 /** A piece of a COPY's data: text format as a string, binary format as bytes. */
 export type CopyPiece = string | Uint8Array;
 
-/** The COPY statement that reads the Blob a "copy" request's pieces make, in their format. */
-export function copyFromBlob(
-  table: string,
-  columns: readonly string[],
-  format: "text" | "binary",
-): string {
-  const options = format === "binary" ? " WITH (FORMAT binary)" : "";
-  return `COPY ${table} (${columns.join(", ")}) FROM '/dev/blob'${options}`;
-}
-
 export type PgliteRequest =
   | { id: number; op: "query"; tx?: number; text: string; params: readonly unknown[] }
   | { id: number; op: "exec"; tx?: number; text: string }
   /**
-   * A COPY ... FROM '/dev/blob' statement (copyFromBlob) fed `data`, strings in the text format
+   * A COPY ... FROM '/dev/blob' statement (copyStatement) fed `data`, strings in the text format
    * or bytes in the binary one; with `guard` (no parameters) run first, in one simple-protocol
    * message (one transaction, or the caller's).
    * Replies with rows [{}] when copied, [] when the guard raised GUARD_REFUSED (copy-guard.ts).

@@ -1,16 +1,6 @@
 import pg from "pg";
 import { GUARD_REFUSED } from "./copy-guard.js";
-import { type CopyData, sqlStateOf } from "./database.js";
-
-/** The COPY statement that reads a batch's pieces from the client, in their format. */
-export function copyFromStdin(
-  table: string,
-  columns: readonly string[],
-  format: "text" | "binary",
-): string {
-  const options = format === "binary" ? " WITH (FORMAT binary)" : "";
-  return `COPY ${table} (${columns.join(", ")}) FROM STDIN${options}`;
-}
+import { type CopyData, copyStatement, sqlStateOf } from "./database.js";
 
 /** What a guarded COPY needs of pg's Connection (it has them; its typings list only `query`). */
 interface CopyConnection {
@@ -95,7 +85,7 @@ export async function copyRowsOnClient(
   rows: CopyData,
   guard: string | undefined,
 ): Promise<boolean> {
-  const copy = copyFromStdin(table, columns, rows.format);
+  const copy = copyStatement(table, columns, rows.format, "STDIN");
   const query = new GuardedCopyQuery(guard === undefined ? copy : `${guard};\n${copy}`, rows);
   client.query(query);
   try {
