@@ -104,4 +104,60 @@ for (const backend of storeBackends()) {
       await drop();
     }
   });
+
+  test(`${backend.name}: binary pieces handed over land as the same rows as pieces copied, across pieces and in a caller's transaction; the embedded store takes the buffers (they are empty after), the server leaves them`, async (t) => {
+    const { db, drop } = await backend.open();
+    try {
+      await db.exec("CREATE TABLE handed (n bigint PRIMARY KEY, note text)");
+      const columns = ["n", "note"];
+      const build = (from: number): Uint8Array[] => {
+        const rows = new CopyBinaryPieces();
+        // 3,000 rows of about 60 bytes: more than one 64 KiB piece.
+        for (let n = from; n < from + 3000; n++)
+          rows
+            .row(2)
+            .int8(n)
+            .text(`row ${n} ${"·".repeat(20)}`);
+        return rows.pieces();
+      };
+      const kept = build(0);
+      t.true(kept.length > 1, "more than one piece");
+      const keptBytes = kept.map((piece) => piece.byteLength);
+      t.true(await db.copyRows?.("handed", columns, { format: "binary", pieces: kept }));
+      t.deepEqual(
+        kept.map((piece) => piece.byteLength),
+        keptBytes,
+        "pieces not handed over are left as they were",
+      );
+      const handed = build(3000);
+      t.true(
+        await db.copyRows?.("handed", columns, {
+          format: "binary",
+          pieces: handed,
+          handOver: true,
+        }),
+      );
+      const inTx = build(6000);
+      await db.transaction(async (tx) => {
+        t.true(
+          await tx.copyRows?.("handed", columns, {
+            format: "binary",
+            pieces: inTx,
+            handOver: true,
+          }),
+        );
+      });
+      const emptied = [...handed, ...inTx].every((piece) => piece.byteLength === 0);
+      t.is(emptied, backend.name === "pglite", "handed-over buffers moved to the store's thread");
+      const stored = await db.query<{ c: number; distinct_notes: number; last: string }>(
+        "SELECT count(*)::int AS c, count(DISTINCT note)::int AS distinct_notes, max(n)::text AS last FROM handed",
+      );
+      t.deepEqual(stored, [{ c: 9000, distinct_notes: 9000, last: "8999" }]);
+      t.deepEqual(await db.query("SELECT note FROM handed WHERE n = 4500"), [
+        { note: `row 4500 ${"·".repeat(20)}` },
+      ]);
+    } finally {
+      await drop();
+    }
+  });
 }

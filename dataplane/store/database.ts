@@ -31,11 +31,13 @@ export interface Queryable {
 
 /**
  * A COPY's data in pieces: text format (whole rows per piece, CopyRowPieces) or binary format
- * (CopyBinaryPieces: header, rows and trailer, cut anywhere).
+ * (CopyBinaryPieces: header, rows and trailer, cut anywhere). `handOver`: every binary piece has
+ * an ArrayBuffer of its own that nobody reads after the copy, so the embedded store moves the
+ * buffers to its thread rather than copying them (the pieces are empty afterwards).
  */
 export type CopyData =
   | { format: "text"; pieces: readonly string[] }
-  | { format: "binary"; pieces: readonly Uint8Array[] };
+  | { format: "binary"; pieces: readonly Uint8Array[]; handOver?: boolean };
 
 /**
  * The COPY statement that loads `columns` of `table` from `source` in `format`: Postgres reads

@@ -105,21 +105,20 @@ async function startWorker(dataDir: string | undefined, options: PgliteOptions):
   await ready;
 
   /**
-   * Posts `req`; `staged`: pieces of a COPY's data, each posted first in a message of its own.
-   * Bytes are copied into the message, not transferred: a piece may share its memory with other
-   * Buffers (Node's pool), and copying a batch's 64 KiB pieces costs a fraction of a microsecond
-   * a record.
+   * Posts `req`; `staged`: pieces of a COPY's data, each posted first in a message of its own;
+   * `transfer`: buffers moved to the worker with `req` instead of copied into it.
    */
   function send(
     req: Unsent<PgliteRequest>,
     staged: readonly CopyPiece[] = [],
+    transfer: readonly ArrayBuffer[] = [],
   ): Promise<PgliteReply> {
     if (dead) return Promise.reject(dead);
     const id = nextId++;
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject });
       for (const piece of staged) worker.postMessage({ op: "stage", id, data: [piece] });
-      worker.postMessage({ ...req, id });
+      worker.postMessage({ ...req, id }, transfer);
     });
   }
 
@@ -133,14 +132,24 @@ async function startWorker(dataDir: string | undefined, options: PgliteOptions):
     },
     async copyRows(table, columns, rows, guard) {
       const text = copyStatement(table, columns, rows.format, "'/dev/blob'");
-      // One piece a message: a message's serialised form (up to 64 KB a piece) stays under glibc's
-      // mmap threshold (the start script's 128 KiB); one message of a whole batch (150-500 KB) was
-      // mapped, faulted in page by page and unmapped each time (docs/benchmarks.md, fourteenth pass).
       const pieces: readonly CopyPiece[] = rows.pieces;
-      const reply = await send(
-        { op: "copy", tx, text, data: pieces.slice(-1), guard },
-        pieces.slice(0, -1),
-      );
+      let reply: PgliteReply;
+      if (rows.format === "binary" && rows.handOver === true) {
+        // Buffers of their own: moved to the worker in one message, nothing serialised. A 64 KiB
+        // piece copied into a message cost 75-110 us of this thread and as much of the worker's
+        // (docs/benchmarks.md, "Issue 13, twenty-sixth pass").
+        const buffers = new Set(rows.pieces.map((piece) => piece.buffer as ArrayBuffer));
+        reply = await send({ op: "copy", tx, text, data: [...pieces], guard }, [], [...buffers]);
+      } else {
+        // One piece a message: a message's serialised form (up to 64 KB a piece) stays under
+        // glibc's mmap threshold (the start script's 128 KiB); one message of a whole batch
+        // (150-500 KB) was mapped, faulted in page by page and unmapped each time
+        // (docs/benchmarks.md, fourteenth pass).
+        reply = await send(
+          { op: "copy", tx, text, data: pieces.slice(-1), guard },
+          pieces.slice(0, -1),
+        );
+      }
       return reply.ok && reply.rows?.length === 1;
     },
   });
