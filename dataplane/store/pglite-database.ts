@@ -136,8 +136,8 @@ async function startWorker(dataDir: string | undefined, options: PgliteOptions):
       let reply: PgliteReply;
       if (rows.format === "binary" && rows.handOver === true) {
         // Buffers of their own: moved to the worker in one message, nothing serialised. A 64 KiB
-        // piece copied into a message cost 75-110 us of this thread and as much of the worker's
-        // (docs/benchmarks.md, "Issue 13, twenty-sixth pass").
+        // piece copied into a message and out of it took 73-85 us of CPU of the two threads,
+        // moved 18-20 (docs/benchmarks.md, "Issue 13, twenty-sixth pass").
         const buffers = new Set(rows.pieces.map((piece) => piece.buffer as ArrayBuffer));
         reply = await send({ op: "copy", tx, text, data: [...pieces], guard }, [], [...buffers]);
       } else {
