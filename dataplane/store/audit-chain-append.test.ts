@@ -259,7 +259,7 @@ for (const backend of storeBackends()) {
 }
 
 for (const backend of storeBackends()) {
-  test(`${backend.name}: a batch of hundreds of records (on PGlite, several pieces of binary COPY data, each its own message to the store thread) goes in whole, in order, and verifies`, async (t) => {
+  test(`${backend.name}: a batch of hundreds of records (on PGlite, several pieces of binary COPY data, their buffers moved to the store thread) goes in whole, in order, and verifies`, async (t) => {
     const store = await backend.open();
     try {
       await migrate(store.db);

@@ -127,8 +127,7 @@ export function chainedAsCopy(appends: readonly ChainAppend[]): {
         .text(r.digest)
         .text(r.prevHash)
         .text(r.hash);
-    // Each piece is a buffer of its own (CopyBinaryPieces), built for this copy alone.
-    return { rows: { format: "binary", pieces: rows.pieces(), handOver: true }, heads };
+    return { rows: rows.copyData(), heads };
   }
   const rows = new CopyRowPieces();
   for (const { customerId, row: r } of chained) {

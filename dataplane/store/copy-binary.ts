@@ -1,3 +1,5 @@
+import type { CopyData } from "./database.js";
+
 /**
  * Rows in Postgres' binary COPY format (`COPY ... FROM ... WITH (FORMAT binary)`), written into
  * pieces of at most about PIECE_BYTES for the messages to the embedded store's thread, which
@@ -132,6 +134,14 @@ export class CopyBinaryPieces {
     this.room(2);
     this.at = this.buf.writeInt16BE(-1, this.at);
     return [...this.full, this.buf.subarray(0, this.at)];
+  }
+
+  /**
+   * The pieces as a COPY's data, to be used once: every piece is a buffer of its own
+   * (allocUnsafeSlow, never Node's shared pool), so the data may be handed over (database.ts).
+   */
+  copyData(): CopyData {
+    return { format: "binary", pieces: this.pieces(), handOver: true };
   }
 
   /** Makes room for `bytes` more, in a new piece when this one is full. */

@@ -110,7 +110,7 @@ for (const backend of storeBackends()) {
     try {
       await db.exec("CREATE TABLE handed (n bigint PRIMARY KEY, note text)");
       const columns = ["n", "note"];
-      const build = (from: number): Uint8Array[] => {
+      const build = (from: number): CopyBinaryPieces => {
         const rows = new CopyBinaryPieces();
         // 3,000 rows of about 60 bytes: more than one 64 KiB piece.
         for (let n = from; n < from + 3000; n++)
@@ -118,9 +118,9 @@ for (const backend of storeBackends()) {
             .row(2)
             .int8(n)
             .text(`row ${n} ${"·".repeat(20)}`);
-        return rows.pieces();
+        return rows;
       };
-      const kept = build(0);
+      const kept = build(0).pieces();
       t.true(kept.length > 1, "more than one piece");
       const keptBytes = kept.map((piece) => piece.byteLength);
       t.true(await db.copyRows?.("handed", columns, { format: "binary", pieces: kept }));
@@ -129,25 +129,16 @@ for (const backend of storeBackends()) {
         keptBytes,
         "pieces not handed over are left as they were",
       );
-      const handed = build(3000);
-      t.true(
-        await db.copyRows?.("handed", columns, {
-          format: "binary",
-          pieces: handed,
-          handOver: true,
-        }),
-      );
-      const inTx = build(6000);
+      const handed = build(3000).copyData();
+      t.true(handed.format === "binary" && handed.handOver === true, "CopyBinaryPieces hands over");
+      t.true(await db.copyRows?.("handed", columns, handed));
+      const inTx = build(6000).copyData();
       await db.transaction(async (tx) => {
-        t.true(
-          await tx.copyRows?.("handed", columns, {
-            format: "binary",
-            pieces: inTx,
-            handOver: true,
-          }),
-        );
+        t.true(await tx.copyRows?.("handed", columns, inTx));
       });
-      const emptied = [...handed, ...inTx].every((piece) => piece.byteLength === 0);
+      const emptied = [...handed.pieces, ...inTx.pieces].every((piece) =>
+        typeof piece === "string" ? false : piece.byteLength === 0,
+      );
       t.is(emptied, backend.name === "pglite", "handed-over buffers moved to the store's thread");
       const stored = await db.query<{ c: number; distinct_notes: number; last: string }>(
         "SELECT count(*)::int AS c, count(DISTINCT note)::int AS distinct_notes, max(n)::text AS last FROM handed",

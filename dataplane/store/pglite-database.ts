@@ -139,7 +139,11 @@ async function startWorker(dataDir: string | undefined, options: PgliteOptions):
         // piece copied into a message and out of it took 73-85 us of CPU of the two threads,
         // moved 18-20 (docs/benchmarks.md, "Issue 13, twenty-sixth pass").
         const buffers = new Set(rows.pieces.map((piece) => piece.buffer as ArrayBuffer));
-        reply = await send({ op: "copy", tx, text, data: [...pieces], guard }, [], [...buffers]);
+        reply = await send(
+          { op: "copy", tx, text, data: [...rows.pieces], guard },
+          [],
+          [...buffers],
+        );
       } else {
         // One piece a message: a message's serialised form (up to 64 KB a piece) stays under
         // glibc's mmap threshold (the start script's 128 KiB); one message of a whole batch
