@@ -5,13 +5,13 @@ import { NOT_NAME_WORDS, ORGANISATION_OR_PLACE_SUFFIXES } from "./not-name-words
 import { isPlaceName } from "./place-names.js";
 import { cuesBefore } from "./name-cues.js";
 import { regexMatches } from "./regex-matches.js";
+import { NAME_CUE } from "./word-cue-patterns.js";
 
 /** Regexes used per word, compiled once (a literal in a function is a new object per call). */
 const INITIAL = /^\p{Lu}\.?$/u;
 const LOWER_INITIAL = /^\p{Ll}\.?$/u;
 const SENTENCE_END_BEFORE = /(?:^|[.!?:;"“(\n])\s*$/u;
 const ARTICLE_BEFORE = /\bthe\s+$/iu;
-const NAME_CUE = /\b(?:name\s+is|name:|calls?\s+me)\s+/giu;
 const ANY_LOWER_CASE = /\p{Ll}/u;
 
 /**

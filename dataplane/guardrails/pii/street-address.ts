@@ -3,6 +3,7 @@ import { NOT_NAME_WORDS } from "./not-name-words.js";
 import { isPlaceName } from "./place-names.js";
 import { regexMatches } from "./regex-matches.js";
 import { wordThenNumber } from "./word-then-number.js";
+import { CORNER_OF } from "./word-cue-patterns.js";
 
 /** Regexes used per match, compiled once (a literal in a function is a new object per call). */
 const BREAKS_LINE_OR_LIST = /[,\n]/;
@@ -60,7 +61,7 @@ const CORE_PATTERNS: readonly RegExp[] = [
   /(?<![\p{L}\p{N}])(?:USNS|USNV|USS|USCGC)\s+\p{Lu}[\p{L}\p{M}-]+/gu,
   /(?<![\p{L}\p{N}])[AFD]PO\s+A[AEP]\s+\d{5}(?![\p{L}\p{N}])/gu,
   /(?<![\p{L}\p{N}])(?:Suite|Ste\.?|Apt\.?|Apartment|Unit|Flat|Floor|Fl\.?)\s+#?\d{1,5}[A-Za-z]?(?![\p{L}\p{N}])/giu,
-  /\b(?:the\s+)?corner\s+of\s+[^.?!\n]{3,60}?\s+and\s+[^.?!\n,]{3,40}?(?=[.?!\n,]|$)/giu,
+  CORNER_OF,
 ];
 
 const STREET_WORD_ENDING = new RegExp(`(?:${WORD_SUFFIXES})$`, "u");
