@@ -3,6 +3,7 @@ import { findPersonNames } from "./person-name.js";
 import { regexMatches } from "./regex-matches.js";
 import { findStreetAddresses } from "./street-address.js";
 import { CORNER_OF, NAME_CUE } from "./word-cue-patterns.js";
+import { seededRandom } from "../../../test/support/seeded-random.js";
 
 /** The same patterns spelled with `\b`, as they were before word-cue-patterns.ts. */
 const NAME_CUE_WITH_B = /\b(?:name\s+is|name:|calls?\s+me)\s+/giu;
@@ -61,24 +62,12 @@ const CUES = [
   "corner of",
 ];
 
-/** A small seeded generator (mulberry32): the same texts on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function matchesOf(regex: RegExp, text: string): string[] {
   return regexMatches(regex, text).map((m) => `${m.index}:${m[0]}`);
 }
 
 test("the cue patterns match exactly what their \\b spellings match, on 20,000 random texts", (t) => {
-  const next = random(13);
+  const next = seededRandom(13);
   let withMatches = 0;
   for (let n = 0; n < 20_000; n++) {
     let text = "";
