@@ -42,6 +42,9 @@ const PIECES = [
   "'",
   "\u2019",
   "\ud83d\ude00",
+  "\ud83d",
+  "\ude00",
+  "\0",
   "\u00a0",
   "\u3000",
 ];
@@ -96,8 +99,9 @@ test("a word character before the cue, U+017F and U+212A included, is no boundar
     t.deepEqual(matchesOf(NAME_CUE, text), [], JSON.stringify(text));
     t.deepEqual(matchesOf(NAME_CUE_WITH_B, text), [], JSON.stringify(text));
   }
-  // A letter outside [0-9A-Za-z] (and not folding into it) is not a word character of \b.
-  for (const before of ["\u00e9", " ", "-", "\u0131"])
+  // A letter outside [0-9A-Za-z] (and not folding into it), NUL or a lone surrogate is not a word
+  // character of \b.
+  for (const before of ["\u00e9", " ", "-", "\u0131", "\0", "\ud83d"])
     t.deepEqual(matchesOf(NAME_CUE, `${before}name is lena`), [`${before.length}:name is `]);
 });
 
@@ -108,6 +112,11 @@ test("the detectors still find a lower-case name after a cue and an address at a
     ["PERSON"],
   );
   t.deepEqual(findPersonNames("my surname is lena andersson"), []);
+  // NUL and a lone surrogate around the cue change nothing.
+  t.deepEqual(
+    findPersonNames("\0my name is lena andersson\ud800").map((m) => m.entity_type),
+    ["PERSON"],
+  );
   const text = "Meet me at the corner of Fifth Avenue and Main Street, 10001.";
   const addresses = findStreetAddresses(text);
   t.is(addresses.length, 1);
