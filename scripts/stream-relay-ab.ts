@@ -8,19 +8,24 @@
  * Streams: the bench's (5 pieces, every event in one upstream read, as wrk -c50 delivers it), the
  * same one event per read (paced), and a 900-character answer in 60 pieces with an e-mail address
  * and a phone number (redacted mid-stream; whole-text checks every 25%). Each tree's output bytes
- * and verdicts are compared first (any difference exits 1). Printed per stream: the median per
- * relayed answer of each tree over rounds, and this tree over the other.
+ * and verdicts are compared first (any difference exits 1); with `--same-text`, what a client
+ * assembles from them instead (each choice's content, the error event, `[DONE]`), for a change
+ * that reshapes chunks only. Printed per stream: the median per relayed answer of each tree over
+ * rounds, and this tree over the other.
  */
 import { performance } from "node:perf_hooks";
 import { isDeepStrictEqual } from "node:util";
 import { resolve } from "node:path";
 import { FAST_PIECES } from "../bench/bench-models.js";
 import { median } from "../bench/load/percentile.js";
+import { assembled } from "./stream-assembled.js";
 import { streamRelayTree, type StreamRelayTree } from "./stream-relay-tree.js";
 
-const other = resolve(process.argv[2] ?? "/work/wt/before");
-const rounds = Number(process.argv[3] ?? 9);
-const roundMs = Number(process.argv[4] ?? 600);
+const sameText = process.argv.includes("--same-text");
+const args = process.argv.slice(2).filter((a) => a !== "--same-text");
+const other = resolve(args[0] ?? "/work/wt/before");
+const rounds = Number(args[1] ?? 9);
+const roundMs = Number(args[2] ?? 600);
 
 type Json = Record<string, unknown>;
 
@@ -59,6 +64,7 @@ const STREAMS: Record<string, Uint8Array[]> = {
   "bench, one read": encode([events(FAST_PIECES).join("")]),
   "bench, one read per event": encode(events(FAST_PIECES)),
   "900 chars, 60 reads": encode(events(longPieces)),
+  "900 chars, one read": encode([events(longPieces).join("")]),
 };
 
 const ours = await streamRelayTree(resolve(import.meta.dirname, ".."));
@@ -66,8 +72,10 @@ const theirs = await streamRelayTree(other);
 
 let differ = false;
 for (const [name, reads] of Object.entries(STREAMS)) {
-  const a = await theirs.relay(reads);
-  const b = await ours.relay(reads);
+  const view = (r: { out: string; verdicts: unknown[] }) =>
+    sameText ? { ...r, out: assembled(r.out) } : r;
+  const a = view(await theirs.relay(reads));
+  const b = view(await ours.relay(reads));
   if (!isDeepStrictEqual(a, b)) {
     differ = true;
     console.log(`${name}: output or verdicts differ`, JSON.stringify(a), JSON.stringify(b));

@@ -16,9 +16,10 @@ export interface StreamTextFilter {
   /**
    * `ahead`: the rest of this part's text that came in the same read from the upstream, to be
    * pushed next, unchanged. A filter may look at it (one scan for text that arrived together) but
-   * must not release any of it before it is pushed.
+   * must not release any of it before it is pushed. `ends`: the part's text ends with `ahead`
+   * (the read also carries the chunk that finishes it), so no text comes after it.
    */
-  push(text: string, ahead?: string): StreamFilterResult;
+  push(text: string, ahead?: string, ends?: boolean): StreamFilterResult;
   end(): StreamFilterResult;
 }
 
@@ -155,17 +156,21 @@ function chain(filters: StreamTextFilter[]): StreamTextFilter {
   if (filters.length === 0) return { push: (text) => ({ emit: text }), end: () => ({ emit: "" }) };
   if (filters.length === 1) return filters[0] as StreamTextFilter;
   return {
-    push(text, ahead) {
+    push(text, ahead, ends) {
       let current = text;
       let rest = ahead;
+      let last = ends;
       // What the filter that holds text back (the output guard) has released of the original.
       let consumed: number | undefined;
       for (const f of filters) {
-        const r = f.push(current, rest);
+        const r = f.push(current, rest, last);
         if (r.refusal) return r;
         // The text ahead is still what the next filter will be pushed only if this one passed
         // its text through unchanged.
-        if (r.emit !== current) rest = undefined;
+        if (r.emit !== current) {
+          rest = undefined;
+          last = undefined;
+        }
         current = r.emit;
         consumed = r.consumed ?? consumed;
       }

@@ -183,9 +183,10 @@ export class SseRelay {
     text: string,
     entries?: LogprobEntry[],
     ahead = "",
+    ends = false,
   ): PartOutput {
     this.completionCount.add(text);
-    const out = part.push(text, entries, ahead);
+    const out = part.push(text, entries, ahead, ends);
     if (out.refusal) this.refused = out.refusal;
     if (part.part.field === "content" && this.call.captureContent) this.capture(out.text);
     return out;
@@ -214,7 +215,7 @@ export class SseRelay {
       if (typeof text !== "string") continue;
       const entries = entriesOf(choice.logprobs, field);
       const rest = ahead?.get(aheadKey(index, field));
-      const out = this.pushText(this.part(index, field), text, entries, rest);
+      const out = this.pushText(this.part(index, field), text, entries, rest?.text, rest?.ends);
       if (this.refused) return { before: "", keep: false, changed: true };
       if (out.text !== text || (entries?.length ?? 0) !== out.logprobs.length) changed = true;
       delta[field] = out.text;

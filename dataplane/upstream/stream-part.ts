@@ -38,13 +38,13 @@ export class FilteredPart {
     private readonly filter: StreamTextFilter,
   ) {}
 
-  /** `ahead`: the rest of this part's text in the same read (StreamTextFilter.push). */
-  push(text: string, entries: LogprobEntry[] | undefined, ahead = ""): PartOutput {
+  /** `ahead`, `ends`: the rest of this part's text in the same read (StreamTextFilter.push). */
+  push(text: string, entries: LogprobEntry[] | undefined, ahead = "", ends = false): PartOutput {
     this.received += text.length;
     this.held += text;
     if (entries !== undefined && entries.length > 0)
       this.units.push({ end: this.received, entries });
-    const result = this.filter.push(text, ahead);
+    const result = this.filter.push(text, ahead, ends);
     if (result.refusal) return { text: "", logprobs: [], refusal: result.refusal };
     return this.release(result.emit, result.consumed ?? this.received);
   }

@@ -15,12 +15,18 @@ test("each chunk sees the text of its choice that follows in the read, up to tha
     chunk(0, { content: "after the finish" }),
     { choices: [], usage: { total_tokens: 3 } },
   ]);
-  t.is(ahead[0]?.get(aheadKey(0, "content")), "Hello there!");
-  t.is(ahead[1]?.get(aheadKey(0, "content")), " there!");
+  const ends = (text: string) => ({ text, ends: true });
+  t.deepEqual(ahead[0]?.get(aheadKey(0, "content")), ends("Hello there!"));
+  t.deepEqual(ahead[1]?.get(aheadKey(0, "content")), ends(" there!"));
   t.is(ahead[1]?.get(aheadKey(1, "content")), undefined, "another choice is not ahead of it");
   t.is(ahead[2]?.get(aheadKey(0, "content")), undefined, "only a chunk's own choices");
-  t.is(ahead[3]?.get(aheadKey(0, "content")), "!");
-  t.is(ahead[4], undefined, "the finishing chunk has nothing ahead");
+  t.deepEqual(ahead[3]?.get(aheadKey(0, "content")), ends("!"));
+  t.deepEqual(
+    ahead[4]?.get(aheadKey(0, "content")),
+    ends(""),
+    "the finishing chunk has nothing ahead, and ends its choice",
+  );
+  t.is(ahead[5], undefined, "text after the finish is not ahead of anything, and ends nothing");
   t.is(ahead[6], undefined);
 });
 
@@ -30,9 +36,10 @@ test("refusal text is ahead of refusal text only; a lone chunk or what is not a 
     chunk(0, { content: "x" }),
     chunk(0, { refusal: "not." }),
   ]);
-  t.is(ahead[0]?.get(aheadKey(0, "refusal")), "not.");
-  t.is(ahead[0]?.get(aheadKey(0, "content")), "x");
+  t.deepEqual(ahead[0]?.get(aheadKey(0, "refusal")), { text: "not.", ends: false });
+  t.deepEqual(ahead[0]?.get(aheadKey(0, "content")), { text: "x", ends: false });
   t.deepEqual(textAhead([chunk(0, { content: "alone" })]), [undefined]);
+  t.deepEqual(textAhead([chunk(0, { content: "alone" }, "stop")]), [undefined]);
   t.deepEqual(textAhead(["text", null]), [undefined, undefined]);
   t.is(parseData({ data: "[DONE]", event: undefined }), undefined);
   t.is(parseData({ data: "{not json", event: undefined }), undefined);
@@ -47,6 +54,6 @@ test("a chunk carrying the same choice twice gets nothing ahead for it; the chun
     ],
   };
   const ahead = textAhead([chunk(0, { content: "A" }), twice, chunk(0, { content: "D" })]);
-  t.is(ahead[0]?.get(aheadKey(0, "content")), "BCD");
+  t.deepEqual(ahead[0]?.get(aheadKey(0, "content")), { text: "BCD", ends: false });
   t.is(ahead[1], undefined);
 });

@@ -41,6 +41,7 @@ interface Scanner {
   push(
     text: string,
     ahead?: string,
+    ends?: boolean,
   ): { emit: string; consumed?: number; blocked?: { label: string } };
   end(): { emit: string; consumed?: number; blocked?: { label: string } };
 }
@@ -270,8 +271,8 @@ export function streamGuard(
     return { emit: "", refusal };
   };
   return {
-    push(text, ahead) {
-      const g = guard.push(text, ahead);
+    push(text, ahead, ends) {
+      const g = guard.push(text, ahead, ends);
       if (g.blocked) return blocked(g.blocked.label);
       released = g.consumed ?? released;
       return { emit: restore ? restore.push(g.emit).emit : g.emit, consumed: released };

@@ -27,11 +27,14 @@ function scanner(extra: Partial<LowLatencyScannerOptions> = {}): LowLatencyScann
   return new LowLatencyScanner({ scan: redactAll(), holdFrom: valueHoldFrom, ...extra });
 }
 
-/** Pushes the chunks, then ends; `oneRead`: each with the rest as its `ahead` (one read). */
-function run(s: LowLatencyScanner, chunks: readonly string[], oneRead = false) {
+/**
+ * Pushes the chunks, then ends; `oneRead`: each with the rest as its `ahead` (one read);
+ * `ends`: that read also carries the text's end.
+ */
+function run(s: LowLatencyScanner, chunks: readonly string[], oneRead = false, ends = false) {
   const emitted: string[] = [];
   for (const [i, chunk] of chunks.entries()) {
-    const r = s.push(chunk, oneRead ? chunks.slice(i + 1).join("") : "");
+    const r = s.push(chunk, oneRead ? chunks.slice(i + 1).join("") : "", oneRead && ends);
     if (r.blocked) return { emitted, out: emitted.join(""), blocked: r.blocked.label };
     emitted.push(r.emit);
   }
@@ -189,4 +192,50 @@ test("a block anywhere in a read's text stops the stream before any of that text
   const first = s.push("Then ", "the forbidden word");
   t.is(first.blocked?.label, "custom_rule_block");
   t.is(first.consumed, "Fine so far. ".length, "nothing of the read released");
+});
+
+test("a read that carries the text's end goes out chunk by chunk as sent: values redacted in place, nothing held", (t) => {
+  const text = "Mail jane@example.com today: piece 0; piece 1; ref 4111111111111111 ok.";
+  const chunks = tokens(text);
+  const expected = redactPii(text, detectPii(text)).text;
+  const together = run(scanner(), chunks, true, true);
+  t.is(together.out, expected);
+  const asSent = chunks.map((chunk) => redactPii(chunk, detectPii(chunk)).text);
+  t.deepEqual(together.emitted, [...asSent, ""], "each chunk whole, in its own push");
+  const apart = run(scanner(), chunks);
+  t.is(apart.out, expected);
+  t.notDeepEqual(apart.emitted, together.emitted, "apart, the digits' chunks are held a while");
+});
+
+test("a value split across the chunks of a read that carries the end never leaks, at every split", (t) => {
+  for (const value of ["jane@example.com", "4111 1111 1111 1111", "+44 20 7946 0958"]) {
+    const text = `Sure, here it is: ${value}. Anything else?`;
+    const expected = redactPii(text, detectPii(text)).text;
+    for (let cut = 0; cut <= text.length; cut++) {
+      const chunks = [text.slice(0, cut), text.slice(cut)];
+      const { out, emitted } = run(scanner(), chunks, true, true);
+      t.is(out, expected, `${value} cut at ${cut}`);
+      t.false(
+        emitted.some((e) => e.includes(value.slice(0, 6))),
+        `${value} cut at ${cut}: no part of it goes out`,
+      );
+    }
+  }
+});
+
+test("with the text's end in hand, the last chunk goes out only after the whole-text check the end would make", (t) => {
+  const judged: string[] = [];
+  const wholeText = (text: string) => (
+    judged.push(text),
+    text.includes("forbidden") ? "x" : undefined
+  );
+  const chunks = ["All fine so far. ", "Then the forbidden word."];
+  const together = run(scanner({ wholeText }), chunks, true, true);
+  t.is(together.blocked, "x");
+  t.is(together.out, "All fine so far. ", "the chunk that tripped it did not go out");
+  t.deepEqual(judged, [chunks.join("")], "judged once, on the whole text, as at the end");
+  judged.length = 0;
+  const passing = run(scanner({ wholeText }), ["All fine. ", "Still fine."], true, true);
+  t.is(passing.out, "All fine. Still fine.");
+  t.deepEqual(judged, ["All fine. Still fine."], "the end does not judge it again");
 });

@@ -64,15 +64,22 @@ export class LowLatencyScanner {
     this.ahead = new ScanAhead(options.scan);
   }
 
-  /** `ahead`: the rest of this text that came in the same read, pushed next (never released now). */
-  push(chunk: string, ahead = ""): LowLatencyOutput {
+  /**
+   * `ahead`: the rest of this text that came in the same read, pushed next (never released now).
+   * `ends`: the text ends with `ahead` (the read carries its end): nothing can grow past it.
+   */
+  push(chunk: string, ahead = "", ends = false): LowLatencyOutput {
     if (this.blocked) return this.stopped();
     this.pending += chunk;
     if (this.seen.length < MAX_SEEN) this.seen += chunk;
     const grown = this.seen.length - this.judged;
     const due = Math.min(this.maxStep, Math.max(this.step, this.judged / 4));
-    if (grown >= due && this.judgeWhole()) return this.stopped();
-    return this.flush(false, ahead);
+    // The last of the text (`ends`, nothing ahead): the whole-text check the end would make is
+    // made now, on the same text, before this chunk's text goes out (as end() makes it before the
+    // tail it holds goes out).
+    const last = ends && ahead === "" && grown > 0;
+    if ((grown >= due || last) && this.judgeWhole()) return this.stopped();
+    return this.flush(false, ahead, ends);
   }
 
   end(): LowLatencyOutput {
@@ -95,7 +102,7 @@ export class LowLatencyScanner {
     return this.blocked;
   }
 
-  private flush(final: boolean, ahead: string): LowLatencyOutput {
+  private flush(final: boolean, ahead: string, ends = false): LowLatencyOutput {
     const offset = this.released.length;
     const text = this.released + this.pending;
     if (this.pending.length === 0) return { emit: "", consumed: this.consumed };
@@ -109,7 +116,10 @@ export class LowLatencyScanner {
       this.pending = "";
       return this.stopped();
     }
-    const cut = final ? text.length : this.cutAt(text, offset, spans);
+    // The text's end is in hand (`ends`) and its spans are final: from a scan that holds the rest
+    // (no span runs past this chunk), or, with nothing ahead, from a scan of all that is left.
+    const settled = ends && (found !== undefined || ahead === "");
+    const cut = final || settled ? text.length : this.cutAt(text, offset, spans);
     if (cut <= offset) return { emit: "", consumed: this.consumed };
     const { emit, upTo } = render(text, offset, cut, spans);
     this.consumed += upTo - offset;
