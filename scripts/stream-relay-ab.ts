@@ -7,11 +7,11 @@
  *
  * Streams: the bench's (5 pieces, every event in one upstream read, as wrk -c50 delivers it), the
  * same one event per read (paced), and a 900-character answer in 60 pieces with an e-mail address
- * and a phone number (redacted mid-stream; whole-text checks every 25%). Each tree's output bytes
- * and verdicts are compared first (any difference exits 1); with `--same-text`, what a client
- * assembles from them instead (each choice's content, the error event, `[DONE]`), for a change
- * that reshapes chunks only. Printed per stream: the median per relayed answer of each tree over
- * rounds, and this tree over the other.
+ * and a phone number (redacted mid-stream; whole-text checks every 25%), one read per piece and
+ * all in one read. Each tree's output bytes and verdicts are compared first (any difference
+ * exits 1); with `--same-text`, what a client assembles from them instead
+ * (scripts/stream-assembled.ts), for a change that reshapes chunks only. Printed per stream: the
+ * median per relayed answer of each tree over rounds, and this tree over the other.
  */
 import { performance } from "node:perf_hooks";
 import { isDeepStrictEqual } from "node:util";

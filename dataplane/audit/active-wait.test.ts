@@ -31,14 +31,17 @@ test.serial("other callbacks run while it waits: it never blocks the event loop"
   t.true(timerRan);
 });
 
+// The sleeps that should leave the loop asleep are long (200 ms): on a loaded machine the process
+// can be descheduled for several milliseconds while its loop is awake, which counts as busy, and
+// a 30 ms sleep once read as more than half busy in a full test run.
 test.serial("while it waits the event loop does not sleep; a plain await lets it", async (t) => {
   t.true((await busyShare(() => awaitActively(sleep(30), 100))) > 0.8);
-  t.true((await busyShare(() => awaitActively(sleep(30), 0))) < 0.5);
+  t.true((await busyShare(() => awaitActively(sleep(200), 0))) < 0.5);
 });
 
 test.serial("it lets the loop sleep again once the promise settles, or after maxMs", async (t) => {
   await awaitActively(sleep(5), 100);
-  t.true((await busyShare(() => sleep(30))) < 0.5);
-  // Still pending after maxMs (10): most of the 60 ms wait is asleep.
-  t.true((await busyShare(() => awaitActively(sleep(60), 10))) < 0.5);
+  t.true((await busyShare(() => sleep(200))) < 0.5);
+  // Still pending after maxMs (10): most of the 200 ms wait is asleep.
+  t.true((await busyShare(() => awaitActively(sleep(200), 10))) < 0.5);
 });
