@@ -38,9 +38,8 @@ export function parseData(event: SseEvent): unknown {
  * later chunks of the read carry, up to and including the chunk that finishes that choice (a
  * choice's filters end there), and whether that finishing chunk is in the read (the chunk that
  * finishes it included). Undefined for a chunk with nothing ahead and no finish, and for a read of
- * one chunk. A chunk that
- * carries the same choice twice (no real backend does) gets nothing ahead for it: its text is
- * then scanned chunk by chunk, as without a look-ahead.
+ * one chunk. A chunk that carries the same choice twice (no real backend does) gets nothing ahead
+ * for it: its text is then scanned chunk by chunk, as without a look-ahead.
  */
 export function textAhead(chunks: readonly unknown[]): (TextAhead | undefined)[] {
   const out: (TextAhead | undefined)[] = new Array<TextAhead | undefined>(chunks.length);
