@@ -29,6 +29,9 @@ function upstreamEvents(pieces: readonly string[]): string[] {
   ];
 }
 
+/** Nothing checked on a part: its text as it comes (the relay needs a filter per part). */
+const passThrough = { push: (text: string) => ({ emit: text }), end: () => ({ emit: "" }) };
+
 /** The events through the guard: all in one read, or one read each. */
 async function relayed(events: readonly string[], oneRead: boolean): Promise<string> {
   const { request, response } = guardStages(service);
@@ -53,15 +56,16 @@ async function relayed(events: readonly string[], oneRead: boolean): Promise<str
   return out + relay.end();
 }
 
-const passThrough = { push: (text: string) => ({ emit: text }), end: () => ({ emit: "" }) };
-
-const contentOf = (out: string): string =>
+/** Each relayed chunk's content (undefined for a chunk without), in order. */
+const deltas = (out: string): (string | undefined)[] =>
   out
     .split("\n\n")
     .filter((e) => e.startsWith("data: {"))
     .map((e) => (JSON.parse(e.slice(6)) as { choices: { delta: { content?: string } }[] }).choices)
-    .map((choices) => choices[0]?.delta.content ?? "")
-    .join("");
+    .filter((choices) => choices.length > 0)
+    .map((choices) => choices[0]?.delta.content);
+
+const contentOf = (out: string): string => deltas(out).join("");
 
 test("a one-read answer with its finish goes out byte for byte: no chunk rewritten or added", async (t) => {
   const events = upstreamEvents(["fast piece 0; ", "fast piece 1; ", "fast piece 2; "]);
@@ -75,13 +79,7 @@ test("a one-read answer with its finish goes out byte for byte: no chunk rewritt
 test("in a one-read answer a value is redacted in its own chunk; the others go out as sent", async (t) => {
   const pieces = ["Write to ", "jane.doe@example.com", " or call ", "+44 20 7946 0958", " today."];
   const together = await relayed(upstreamEvents(pieces), true);
-  const content = together
-    .split("\n\n")
-    .filter((e) => e.startsWith("data: {"))
-    .map((e) => (JSON.parse(e.slice(6)) as { choices: { delta: { content?: string } }[] }).choices)
-    .filter((choices) => choices.length > 0)
-    .map((choices) => choices[0]?.delta.content);
-  t.deepEqual(content, [
+  t.deepEqual(deltas(together), [
     "",
     "Write to ",
     "[EMAIL_ADDRESS_1]",
@@ -91,4 +89,21 @@ test("in a one-read answer a value is redacted in its own chunk; the others go o
     undefined,
   ]);
   t.is(contentOf(await relayed(upstreamEvents(pieces), false)), contentOf(together));
+});
+
+test("lone surrogates and NUL in a one-read answer go out as the upstream sent them, and a value among them is still redacted", async (t) => {
+  const pieces = ["x\ud800 ", "\u0000 mail ", "jane.doe@example.com", "\udfff\u0000", " end\ud83d"];
+  const events = upstreamEvents(pieces);
+  const together = await relayed(events, true);
+  t.deepEqual(deltas(together), [
+    "",
+    "x\ud800 ",
+    "\u0000 mail ",
+    "[EMAIL_ADDRESS_1]",
+    "\udfff\u0000",
+    " end\ud83d",
+    undefined,
+  ]);
+  t.false(together.includes("jane.doe"));
+  t.is(contentOf(await relayed(events, false)), contentOf(together));
 });
